@@ -1,0 +1,86 @@
+"""The `incentives` command line: compile, validate, run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+from .errors import IncentivesError
+
+DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as exc:
+        raise IncentivesError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from .compile import compile_text, write_rules
+
+    rules, issues = compile_text(_read(args.programs), str(args.programs))
+    written = write_rules(rules, args.out)
+    for notice in rules.notices:
+        print(f"note: {notice}")
+    print(f"Compiled {rules.programs} programs, {rules.offers} offers into {len(written)} rule tables in {args.out}")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .compile import compile_text
+
+    rules, issues = compile_text(_read(args.programs), str(args.programs))
+    print(f"{args.programs}: {rules.programs} programs, {rules.offers} offers, no problems found")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .runner import run
+
+    summary = run(args.programs, args.data, args.database, threads=args.threads)
+    print(summary.render())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="incentives", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"incentives {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("compile", help="compile programs JSON into the rule tables the dbt project reads")
+    p.add_argument("programs", type=Path, help="GET /programs JSON file")
+    p.add_argument("--out", type=Path, default=DEFAULT_RULES_DIR, help="output folder (default: the project's rules/)")
+    p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("validate", help="check programs JSON and report every problem; changes nothing")
+    p.add_argument("programs", type=Path)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("run", help="compile, load input files, dbt build into a DuckDB file")
+    p.add_argument("--programs", type=Path, required=True, help="GET /programs JSON file")
+    p.add_argument("--data", type=Path, required=True, help="folder with transactions and products (.csv or .parquet) and the optional inputs")
+    p.add_argument("--database", type=Path, required=True, help="DuckDB file that receives the results")
+    p.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
+    p.set_defaults(func=cmd_run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: exit 0 on success, 1 with a readable message on any failure."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except IncentivesError as exc:
+        print(f"error: {exc.render()}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted; the previous results are unchanged", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,600 @@
+"""Compile GET /programs JSON into relational rule tables.
+
+Stages: parse (JSON text -> Python), validate (pydantic models, then registered semantic rules,
+every problem collected), generate (rows of the fixed set of rule tables). Nothing here emits
+per-program SQL: the dbt project evaluates every program from these tables in one pass.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Callable, Iterable
+
+from pydantic import TypeAdapter, ValidationError
+
+from . import qualifier as qx
+from .errors import IssueCollector, ProgramError, show
+from .models import (
+    MAX_SCALE,
+    TRANSACTION_TYPES,
+    VALID_CALCULATORS,
+    Filter,
+    Offer,
+    Program,
+    Qualification,
+    StackedIncentive,
+    SteppedIncentive,
+    TimePeriod,
+)
+
+MIN_DATE = dt.date(1, 1, 1)
+MAX_DATE = dt.date(9999, 12, 31)
+DEFAULT_MEASURE = {
+    "percent_of_amount": "percent",
+    "dollars_per_unit": "dollars",
+    "fixed_amount": "dollars",
+    "dollars_per_coverage_unit": "dollars",
+}
+RATIO_TYPES = ("share_of_wallet_percent", "yoy_amount_index", "yoy_quantity_index", "amount_average_index")
+FILTER_TYPES = ("aggregated_amount", "aggregated_quantity", "brand_count")
+
+# Rule tables: name -> ordered columns. The dbt staging models read exactly these.
+TABLES: dict[str, tuple[str, ...]] = {
+    "offers": (
+        "program_key", "offer_key", "strategy_key", "calculator_key", "threshold_type",
+        "threshold_filter_id", "threshold_property_key", "threshold_property_level", "earning_filter_id",
+    ),
+    "filter_entries": ("filter_id", "sku_key", "transaction_type", "start_date", "end_date"),
+    "qualifications": (
+        "qualification_id", "program_key", "offer_key", "qualification_key", "qualification_level",
+        "qualification_type", "operator", "qualification_value", "is_boolean", "filter_id",
+        "numerator_filter_id", "denominator_filter_id", "divisor", "property_key", "property_level",
+        "has_brand_list",
+    ),
+    "qualification_brand_rules": ("qualification_id", "rule", "rule_key"),
+    "qualifier_terms": ("program_key", "offer_key", "term_id", "qualification_key"),
+    "standard_rates": (
+        "program_key", "offer_key", "incentive_rate_key", "sku_key", "transaction_type",
+        "start_date", "end_date", "measure", "rate",
+    ),
+    "stepped_tiers": ("program_key", "offer_key", "tier_key", "threshold", "rate", "measure", "tier_rank"),
+    "stacked_set_skus": (
+        "program_key", "offer_key", "set_key", "sku_key", "transaction_type", "start_date",
+        "end_date", "from_uom", "conversion_rate", "rate", "measure",
+    ),
+    "stacked_stacks": ("program_key", "offer_key", "stack_key", "set_key"),
+    "time_buckets": ("bucket_id", "start_date", "end_date"),
+}
+
+
+@dataclass
+class RuleSet:
+    """The compiled rule tables (rows as tuples, in TABLES column order) and a few counts."""
+
+    tables: dict[str, list[tuple[Any, ...]]] = field(default_factory=lambda: {t: [] for t in TABLES})
+    programs: int = 0
+    offers: int = 0
+    notices: list[str] = field(default_factory=list)
+
+    def sorted(self) -> "RuleSet":
+        def key(row: tuple[Any, ...]) -> tuple[str, ...]:
+            return tuple("" if v is None else (f"{v:020d}" if isinstance(v, int) and not isinstance(v, bool) else str(v)) for v in row)
+
+        for name, rows in self.tables.items():
+            self.tables[name] = sorted(set(rows), key=key)
+        return self
+
+
+def number_text(value: Decimal) -> str:
+    """A decimal written without trailing zeros or exponent: 15.0 -> '15', 1.90 -> '1.9'."""
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "") else text
+
+
+def stable_id(*parts: Any) -> int:
+    """A deterministic positive BIGINT id for a canonical rule (stable across catalogues)."""
+    digest = hashlib.sha256(json.dumps(parts, default=str, sort_keys=True).encode()).hexdigest()
+    return int(digest[:15], 16)
+
+
+# ----------------------------------------------------------------------------- parse
+
+def parse_json(text: str, source: str = "programs") -> list[Any]:
+    """JSON text -> the list of raw program objects. Numbers are read as exact decimals."""
+    try:
+        data = json.loads(text, parse_float=Decimal)
+    except json.JSONDecodeError as exc:
+        c = IssueCollector()
+        c.add(f"{source} line {exc.lineno} column {exc.colno}", f"not valid JSON: {exc.msg}",
+              expected="the GET /programs JSON")
+        raise ProgramError("The programs file is not valid JSON", c.issues) from None
+    if isinstance(data, dict) and "programs" in data:
+        data = data["programs"]
+    if not isinstance(data, list):
+        c = IssueCollector()
+        c.add(f"{source} (top level)", "unexpected shape", type(data).__name__,
+              'an object {"programs": [...]} or a list of programs')
+        raise ProgramError("The programs file has the wrong shape", c.issues)
+    return data
+
+
+def _path(loc: Iterable[Any]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _where(index: int, raw: Any, path: str = "") -> str:
+    key = raw.get("key") if isinstance(raw, dict) else None
+    head = f"program {key!r}" if isinstance(key, str) else f"program #{index}"
+    return f"{head} at programs[{index}]" + (("." + path) if path and not path.startswith("[") else path)
+
+
+def _pydantic_issues(c: IssueCollector, exc: ValidationError, index: int, raw: Any, prefix: str = "") -> None:
+    for err in exc.errors(include_url=False):
+        loc = [p for p in err["loc"] if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))]
+        path = _path(loc)
+        if prefix:
+            path = prefix + ("." + path if path and not path.startswith("[") else path)
+        expected = None
+        ctx = err.get("ctx") or {}
+        if err["type"] == "literal_error":
+            expected = "one of " + str(ctx.get("expected", ""))
+        elif err["type"] == "missing":
+            expected = "a value (the field is required)"
+        elif err["type"] == "value_error":
+            expected = str(ctx.get("error", err["msg"]))
+        else:
+            expected = err["msg"].lower()
+        message = "missing field" if err["type"] == "missing" else "invalid value"
+        value = None if err["type"] == "missing" else err.get("input")
+        c.add(_where(index, raw, path), message, value, expected)
+
+
+def validate(raw_programs: list[Any]) -> tuple[list[tuple[int, Program, Any]], IssueCollector]:
+    """Typed programs (with their index and raw JSON) and every issue found."""
+    c = IssueCollector()
+    typed: list[tuple[int, Program, Any]] = []
+    for index, raw in enumerate(raw_programs):
+        if not isinstance(raw, dict):
+            c.add(f"program #{index} at programs[{index}]", "a program must be an object", raw, "an object")
+            continue
+        try:
+            typed.append((index, Program.model_validate(raw), raw))
+        except ValidationError as exc:
+            _pydantic_issues(c, exc, index, raw)
+    for index, program, raw in typed:
+        for rule in RULES:
+            rule(c, index, program, raw)
+    _rule_unique_program_keys(c, typed)
+    return typed, c
+
+
+# ----------------------------------------------------------------------------- semantic rules
+
+Rule = Callable[[IssueCollector, int, Program, Any], None]
+RULES: list[Rule] = []
+
+
+def rule(fn: Rule) -> Rule:
+    """Register a semantic validation rule (adds issues, returns nothing)."""
+    RULES.append(fn)
+    return fn
+
+
+def _rule_unique_program_keys(c: IssueCollector, typed: list[tuple[int, Program, Any]]) -> None:
+    seen: dict[str, int] = {}
+    offers: dict[str, str] = {}
+    for index, program, raw in typed:
+        if program.key in seen:
+            c.add(_where(index, raw, "key"), "duplicate program key", program.key,
+                  f"a key not used by programs[{seen[program.key]}]")
+        seen.setdefault(program.key, index)
+        for o_i, offer in enumerate(program.offers):
+            if offer.key in offers and offers[offer.key] != f"{index}":
+                c.add(_where(index, raw, f"offers[{o_i}].key"), "offer key already used by another program",
+                      offer.key, "offer keys unique across the catalogue")
+            offers.setdefault(offer.key, f"{index}")
+
+
+def _dupes(c: IssueCollector, where: Callable[[int], str], keys: list[str | None], what: str) -> None:
+    seen: set[str] = set()
+    for i, key in enumerate(keys):
+        if key is None:
+            continue
+        if key in seen:
+            c.add(where(i), f"duplicate {what} key", key, f"each {what} key once")
+        seen.add(key)
+
+
+def _periods(c: IssueCollector, where: Callable[[int], str], periods: list[TimePeriod]) -> None:
+    _dupes(c, lambda i: where(i) + ".key", [p.key for p in periods], "time period")
+    for i, p in enumerate(periods):
+        if p.end_date < p.start_date:
+            c.add(where(i) + ".end_date", "period ends before it starts",
+                  f"{p.start_date} .. {p.end_date}", "end_date on or after start_date")
+
+
+@rule
+def _rule_structure(c: IssueCollector, index: int, program: Program, raw: Any) -> None:
+    w = lambda p: _where(index, raw, p)  # noqa: E731
+    _periods(c, lambda i: w(f"time_periods[{i}]"), program.time_periods)
+    _dupes(c, lambda i: w(f"qualifications[{i}].key"), [q.key for q in program.qualifications], "qualification")
+    _dupes(c, lambda i: w(f"offers[{i}].key"), [o.key for o in program.offers], "offer")
+    program_periods = {p.key for p in program.time_periods}
+    for q_i, q in enumerate(program.qualifications):
+        _check_qualification(c, w, f"qualifications[{q_i}]", q, program_periods, "program")
+    _check_qualifier(c, w, "qualifier", program.qualifier, {q.key for q in program.qualifications})
+    for o_i, offer in enumerate(program.offers):
+        op = f"offers[{o_i}]"
+        _periods(c, lambda i: w(f"{op}.time_periods[{i}]"), offer.time_periods)
+        periods = program_periods | {p.key for p in offer.time_periods}
+        _dupes(c, lambda i: w(f"{op}.qualifications[{i}].key"), [q.key for q in offer.qualifications], "qualification")
+        for q_i, q in enumerate(offer.qualifications):
+            _check_qualification(c, w, f"{op}.qualifications[{q_i}]", q, periods, "offer")
+        _check_qualifier(c, w, f"{op}.qualifier", offer.qualifier, {q.key for q in offer.qualifications})
+        if offer.calculator_key not in VALID_CALCULATORS[offer.strategy_key]:
+            c.add(w(f"{op}.calculator_key"), f"calculator not valid with strategy {offer.strategy_key!r}",
+                  offer.calculator_key, "one of " + ", ".join(VALID_CALCULATORS[offer.strategy_key]))
+        _check_offer_incentive(c, w, op, offer, periods, index, raw)
+
+
+def _check_filters(c: IssueCollector, w: Callable[[str], str], path: str, filters: list[Filter] | None,
+                   periods: set[str]) -> None:
+    for f_i, f in enumerate(filters or []):
+        _check_period_and_type(c, w, f"{path}[{f_i}]", f.period_key, f.transaction_type, periods)
+
+
+def _check_period_and_type(c: IssueCollector, w: Callable[[str], str], path: str, period_key: str | None,
+                           transaction_type: str | None, periods: set[str]) -> None:
+    if period_key is not None and period_key not in periods:
+        c.add(w(f"{path}.period_key"), "unknown period key", period_key,
+              "one of " + (", ".join(sorted(periods)) or "(no periods defined)"))
+    if transaction_type is not None and transaction_type not in TRANSACTION_TYPES:
+        c.add(w(f"{path}.transaction_type"), "unknown transaction type", transaction_type,
+              "one of " + ", ".join(TRANSACTION_TYPES))
+
+
+def _check_qualification(c: IssueCollector, w: Callable[[str], str], path: str, q: Qualification,
+                         periods: set[str], level: str) -> None:
+    if q.type == "property":
+        if q.property is None:
+            c.add(w(f"{path}.property"), "missing field", None, "a property {key, type, level}")
+        else:
+            if q.property.level == "transaction":
+                c.add(w(f"{path}.property.level"), "a property qualification cannot use level 'transaction'",
+                      q.property.level, "request or entity")
+            if q.property.type == "boolean":
+                if q.operator != "equal_to":
+                    c.add(w(f"{path}.operator"), "a boolean property only supports equal_to", q.operator, "equal_to")
+                if not isinstance(q.value, bool):
+                    c.add(w(f"{path}.value"), "a boolean property needs a boolean value", q.value, "true or false")
+            elif isinstance(q.value, bool):
+                c.add(w(f"{path}.value"), "a number property needs a numeric value", q.value, "a number")
+        return
+    if isinstance(q.value, bool):
+        c.add(w(f"{path}.value"), f"{q.type} needs a numeric value", q.value, "a number")
+    if q.type in FILTER_TYPES:
+        _check_filters(c, w, f"{path}.filters", q.filters, periods)
+        if q.type != "brand_count" and (q.brand_keys or q.excluded_sku_keys):
+            pass  # ignored fields, as any unknown field
+    else:
+        for part in ("numerator", "denominator"):
+            group = getattr(q, part)
+            if group is None:
+                c.add(w(f"{path}.{part}"), "missing field", None, f"{part} {{filters: [...]}} for {q.type}")
+            else:
+                _check_filters(c, w, f"{path}.{part}.filters", group.filters, periods)
+        if q.type == "amount_average_index" and q.denominator is not None and q.denominator.divisor is not None:
+            if q.denominator.divisor <= 0:
+                c.add(w(f"{path}.denominator.divisor"), "divisor must be positive", q.denominator.divisor,
+                      "a number > 0")
+
+
+def _check_qualifier(c: IssueCollector, w: Callable[[str], str], path: str, text: str | None,
+                     known: set[str]) -> None:
+    try:
+        node = qx.parse(text)
+        qx.to_dnf(node)
+    except qx.QualifierSyntaxError as exc:
+        c.add(w(path), f"qualifier syntax error at position {exc.position + 1}: {exc}", text,
+              "qualification keys joined by AND / OR with balanced parentheses")
+        return
+    for key in qx.keys(node):
+        if key.name not in known:
+            c.add(w(path), f"qualifier names unknown qualification {key.name!r} at position {key.position + 1}",
+                  text, "keys of qualifications defined at the same level: " + (", ".join(sorted(known)) or "(none)"))
+
+
+_STEPPED = TypeAdapter(SteppedIncentive)
+_STACKED = TypeAdapter(StackedIncentive)
+
+
+def parse_incentive(offer: Offer) -> SteppedIncentive | StackedIncentive | None:
+    """The typed incentive object of a stepped or stacked offer (validated before)."""
+    if offer.strategy_key == "stepped":
+        return _STEPPED.validate_python(offer.incentive)
+    if offer.strategy_key == "stacked":
+        return _STACKED.validate_python(offer.incentive)
+    return None
+
+
+def _check_offer_incentive(c: IssueCollector, w: Callable[[str], str], op: str, offer: Offer,
+                           periods: set[str], index: int, raw: Any) -> None:
+    if offer.strategy_key == "standard":
+        if offer.incentives is None:
+            c.add(w(f"{op}.incentives"), "missing field", None, "an incentives array for a standard offer")
+            return
+        keys = [_standard_key(i.key, i.period_key, i.transaction_type) for i in offer.incentives]
+        _dupes(c, lambda i: w(f"{op}.incentives[{i}].key"), keys, "incentive")
+        for i_i, inc in enumerate(offer.incentives):
+            _check_period_and_type(c, w, f"{op}.incentives[{i_i}]", inc.period_key, inc.transaction_type, periods)
+            _dupes(c, lambda r: w(f"{op}.incentives[{i_i}].rates[{r}].sku_key"),
+                   [r.sku_key for r in inc.rates], "rate SKU")
+        return
+    if not isinstance(offer.incentive, dict):
+        c.add(w(f"{op}.incentive"), "missing field" if offer.incentive is None else "invalid value",
+              offer.incentive, f"an incentive object for a {offer.strategy_key} offer")
+        return
+    try:
+        inc = parse_incentive(offer)
+    except ValidationError as exc:
+        _pydantic_issues(c, exc, index, raw, f"{op}.incentive")
+        return
+    if isinstance(inc, SteppedIncentive):
+        _check_filters(c, w, f"{op}.incentive.filters", inc.filters, periods)
+        td = inc.threshold_definition
+        tp = f"{op}.incentive.threshold_definition"
+        if td.type == "property":
+            if td.property is None:
+                c.add(w(f"{tp}.property"), "missing field", None, "a property {key, type, level}")
+            elif td.property.level == "transaction" and offer.calculator_key == "fixed_amount":
+                c.add(w(f"{tp}.property.level"), "fixed_amount cannot use a transaction-level threshold",
+                      td.property.level, "request or entity")
+        else:
+            _check_filters(c, w, f"{tp}.filters", td.filters, periods)
+        keys = []
+        for t_i, tier in enumerate(inc.rates):
+            if tier.value is not None and tier.rate is not None and tier.value != tier.rate:
+                c.add(w(f"{op}.incentive.rates[{t_i}]"), "tier has both value and rate, and they differ",
+                      f"value={tier.value}, rate={tier.rate}", "one of them (or equal)")
+            if tier.value is None and tier.rate is None:
+                c.add(w(f"{op}.incentive.rates[{t_i}]"), "tier has no rate", None, "a value or rate")
+            keys.append(_tier_key(tier, offer.calculator_key))
+        _dupes(c, lambda i: w(f"{op}.incentive.rates[{i}].key"), keys, "tier")
+        _dupes(c, lambda i: w(f"{op}.incentive.rates[{i}].threshold"),
+               [number_text(t.threshold) for t in inc.rates], "tier threshold")
+    elif isinstance(inc, StackedIncentive):
+        sets = {s.key: s for s in inc.sku_sets}
+        _dupes(c, lambda i: w(f"{op}.incentive.sku_sets[{i}].key"), [s.key for s in inc.sku_sets], "SKU set")
+        for s_i, s in enumerate(inc.sku_sets):
+            sp = f"{op}.incentive.sku_sets[{s_i}]"
+            _check_period_and_type(c, w, sp, s.period_key, s.transaction_type, periods)
+            _dupes(c, lambda i: w(f"{sp}.conversion.rates[{i}].sku_key"),
+                   [r.sku_key for r in s.conversion.rates], "conversion SKU")
+            _dupes(c, lambda i: w(f"{sp}.rates[{i}].sku_key"), [r.sku_key for r in s.rates], "rate SKU")
+            converted = {r.sku_key for r in s.conversion.rates}
+            for r_i, r in enumerate(s.conversion.rates):
+                if r.rate <= 0:
+                    c.add(w(f"{sp}.conversion.rates[{r_i}].rate"), "conversion rate must be positive", r.rate,
+                          "a number > 0 (units of `from` per coverage unit)")
+            for r_i, r in enumerate(s.rates):
+                if r.sku_key not in converted:
+                    c.add(w(f"{sp}.rates[{r_i}].sku_key"), "SKU has a rate but no conversion rate", r.sku_key,
+                          "one of the set's conversion SKUs: " + ", ".join(sorted(converted)))
+        stack_keys = []
+        for k_i, st in enumerate(inc.stacks):
+            kp = f"{op}.incentive.stacks[{k_i}]"
+            stack_keys.append(st.key or "_and_".join(st.sku_set_keys))
+            _dupes(c, lambda i: w(f"{kp}.sku_set_keys[{i}]"), list(st.sku_set_keys), "stack SKU set")
+            owner: dict[str, str] = {}
+            for name in st.sku_set_keys:
+                if name not in sets:
+                    c.add(w(f"{kp}.sku_set_keys"), "stack names a SKU set that is not defined", name,
+                          "one of " + ", ".join(sorted(sets)))
+                    continue
+                for r in sets[name].conversion.rates:
+                    if r.sku_key in owner and owner[r.sku_key] != name:
+                        c.add(w(f"{kp}.sku_set_keys"), f"SKU {r.sku_key!r} is in two sets of this stack",
+                              f"{owner[r.sku_key]} and {name}", "each SKU in one set of a stack")
+                    owner.setdefault(r.sku_key, name)
+        _dupes(c, lambda i: w(f"{op}.incentive.stacks[{i}].key"), stack_keys, "stack")
+
+
+# ----------------------------------------------------------------------------- generate
+
+def _standard_key(key: str | None, period_key: str | None, transaction_type: str | None) -> str:
+    return key or f"{period_key or 'any'}_{transaction_type or 'any'}"
+
+
+def _tier_key(tier: Any, calculator: str) -> str:
+    if tier.key:
+        return tier.key
+    value = tier.value if tier.value is not None else tier.rate
+    measure = tier.measure or DEFAULT_MEASURE[calculator]
+    return f"{number_text(value) if value is not None else 'none'}_{measure}_greater_than_or_equal_to_{number_text(tier.threshold)}"
+
+
+class _Generator:
+    def __init__(self) -> None:
+        self.rules = RuleSet()
+        self.bounds: set[dt.date] = set()
+
+    def period(self, periods: dict[str, TimePeriod], key: str | None) -> tuple[dt.date, dt.date]:
+        if key is None:
+            return MIN_DATE, MAX_DATE
+        p = periods[key]
+        self.bounds.add(p.start_date)
+        if p.end_date < MAX_DATE:
+            self.bounds.add(p.end_date + dt.timedelta(days=1))
+        return p.start_date, p.end_date
+
+    def filter_id(self, filters: list[Filter] | None, periods: dict[str, TimePeriod]) -> int | None:
+        """Id of a filter group (a union of entries); identical groups share one id. None: no entries."""
+        rows: set[tuple[str | None, str | None, str, str]] = set()
+        for f in filters or []:
+            start, end = self.period(periods, f.period_key)
+            for sku in sorted(set(f.sku_keys)) if f.sku_keys else [None]:
+                rows.add((sku, f.transaction_type, start.isoformat(), end.isoformat()))
+        if not rows:
+            return None
+        canon = sorted(rows, key=lambda r: tuple("" if v is None else v for v in r))
+        fid = stable_id("filter", canon)
+        for row in canon:
+            self.rules.tables["filter_entries"].append((fid, *row))
+        return fid
+
+    def qualification(self, program: Program, offer: Offer | None, q: Qualification,
+                      periods: dict[str, TimePeriod]) -> None:
+        level = "program" if offer is None else "offer"
+        qid = stable_id("qualification", program.key, offer.key if offer else None, q.key)
+        fid = num = den = None
+        divisor = None
+        if q.type in FILTER_TYPES:
+            fid = self.filter_id(q.filters, periods)
+        elif q.type in RATIO_TYPES:
+            num = self.filter_id(q.numerator.filters if q.numerator else None, periods)
+            den = self.filter_id(q.denominator.filters if q.denominator else None, periods)
+            if q.type == "amount_average_index":
+                divisor = (q.denominator.divisor if q.denominator and q.denominator.divisor is not None else Decimal(1))
+        is_bool = isinstance(q.value, bool)
+        value = Decimal(int(q.value)) if is_bool else q.value
+        has_brand_list = bool(q.brand_keys) if q.type == "brand_count" else False
+        self.rules.tables["qualifications"].append((
+            qid, program.key, offer.key if offer else None, q.key, level, q.type, q.operator,
+            number_text(value), is_bool, fid, num, den, number_text(divisor) if divisor is not None else None,
+            q.property.key if q.type == "property" and q.property else None,
+            q.property.level if q.type == "property" and q.property else None,
+            has_brand_list,
+        ))
+        if q.type == "brand_count":
+            for brand in sorted(set(q.brand_keys or [])):
+                self.rules.tables["qualification_brand_rules"].append((qid, "brand", brand))
+            for sku in sorted(set(q.excluded_sku_keys or [])):
+                self.rules.tables["qualification_brand_rules"].append((qid, "excluded_sku", sku))
+
+    def qualifier(self, program: Program, offer: Offer | None, text: str | None) -> None:
+        for term_id, term in enumerate(qx.to_dnf(qx.parse(text)), start=1):
+            for key in term:
+                self.rules.tables["qualifier_terms"].append((program.key, offer.key if offer else None, term_id, key))
+
+    def offer(self, program: Program, offer: Offer, periods: dict[str, TimePeriod]) -> None:
+        t = self.rules.tables
+        threshold: tuple[Any, ...] = (None, None, None, None)
+        earning = None
+        calc = offer.calculator_key
+        if offer.strategy_key == "standard":
+            for inc in offer.incentives or []:
+                key = _standard_key(inc.key, inc.period_key, inc.transaction_type)
+                start, end = self.period(periods, inc.period_key)
+                for r in inc.rates:
+                    t["standard_rates"].append((
+                        program.key, offer.key, key, r.sku_key, inc.transaction_type, start.isoformat(),
+                        end.isoformat(), r.measure or DEFAULT_MEASURE[calc], number_text(r.rate),
+                    ))
+        elif offer.strategy_key == "stepped":
+            inc = parse_incentive(offer)
+            assert isinstance(inc, SteppedIncentive)
+            td = inc.threshold_definition
+            if td.type == "property":
+                assert td.property is not None
+                threshold = ("property", None, td.property.key, td.property.level)
+            else:
+                threshold = (td.type, self.filter_id(td.filters, periods), None, None)
+            earning = self.filter_id(inc.filters, periods)
+            for rank, tier in enumerate(sorted(inc.rates, key=lambda x: x.threshold), start=1):
+                rate = tier.value if tier.value is not None else tier.rate
+                t["stepped_tiers"].append((
+                    program.key, offer.key, _tier_key(tier, calc), number_text(tier.threshold),
+                    number_text(rate) if rate is not None else None, tier.measure or DEFAULT_MEASURE[calc], rank,
+                ))
+        elif offer.strategy_key == "stacked":
+            inc = parse_incentive(offer)
+            assert isinstance(inc, StackedIncentive)
+            for s in inc.sku_sets:
+                start, end = self.period(periods, s.period_key)
+                pay = {r.sku_key: r for r in s.rates}
+                for conv in s.conversion.rates:
+                    r = pay.get(conv.sku_key)
+                    t["stacked_set_skus"].append((
+                        program.key, offer.key, s.key, conv.sku_key, s.transaction_type, start.isoformat(),
+                        end.isoformat(), conv.from_, number_text(conv.rate), number_text(r.rate) if r else "0",
+                        (r.measure if r and r.measure else DEFAULT_MEASURE[calc]),
+                    ))
+            for st in inc.stacks:
+                key = st.key or "_and_".join(st.sku_set_keys)
+                for name in st.sku_set_keys:
+                    t["stacked_stacks"].append((program.key, offer.key, key, name))
+        t["offers"].append((program.key, offer.key, offer.strategy_key, calc, *threshold, earning))
+
+    def buckets(self) -> None:
+        bounds = sorted(b for b in self.bounds if b > MIN_DATE)
+        starts = [MIN_DATE, *bounds]
+        for i, start in enumerate(starts):
+            end = bounds[i] - dt.timedelta(days=1) if i < len(bounds) else MAX_DATE
+            self.rules.tables["time_buckets"].append((i + 1, start.isoformat(), end.isoformat()))
+
+
+def generate(typed: list[tuple[int, Program, Any]]) -> RuleSet:
+    """Rule tables for validated programs."""
+    g = _Generator()
+    for _, program, _ in typed:
+        g.rules.programs += 1
+        program_periods = {p.key: p for p in program.time_periods}
+        for q in program.qualifications:
+            g.qualification(program, None, q, program_periods)
+        g.qualifier(program, None, program.qualifier)
+        for offer in program.offers:
+            g.rules.offers += 1
+            periods = {**program_periods, **{p.key: p for p in offer.time_periods}}
+            for q in offer.qualifications:
+                g.qualification(program, offer, q, periods)
+            g.qualifier(program, offer, offer.qualifier)
+            g.offer(program, offer, periods)
+    g.buckets()
+    return g.rules.sorted()
+
+
+def compile_text(text: str, source: str = "programs") -> tuple[RuleSet, IssueCollector]:
+    """Parse, validate and generate; raises ProgramError listing every problem at once."""
+    raw = parse_json(text, source)
+    typed, issues = validate(raw)
+    if issues.errors:
+        raise ProgramError(f"{source}: the programs cannot be compiled", issues.issues)
+    return generate(typed), issues
+
+
+def write_rules(rules: RuleSet, out_dir: "os.PathLike[str] | str") -> list[str]:
+    """Write each rule table as CSV (deterministic, with a do-not-edit header line)."""
+    import csv
+    import io
+    import os
+    from pathlib import Path
+
+    path = Path(out_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, columns in TABLES.items():
+        buf = io.StringIO()
+        buf.write("# generated by `incentives compile` from the programs JSON; do not edit\n")
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rules.tables[name]:
+            writer.writerow(["" if v is None else (str(v).lower() if isinstance(v, bool) else v) for v in row])
+        target = path / f"{name}.csv"
+        tmp = path / f".{name}.csv.tmp"
+        tmp.write_text(buf.getvalue())
+        os.replace(tmp, target)
+        written.append(str(target))
+    return written
+
+
+__all__ = ["TABLES", "RuleSet", "compile_text", "write_rules", "parse_json", "validate", "generate", "show"]

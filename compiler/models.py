@@ -1,0 +1,205 @@
+"""Typed models of the GET /programs JSON (pydantic v2). Unknown extra fields are ignored."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal, InvalidOperation
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+QUALIFICATION_TYPES = (
+    "aggregated_amount",
+    "aggregated_quantity",
+    "brand_count",
+    "share_of_wallet_percent",
+    "yoy_amount_index",
+    "yoy_quantity_index",
+    "amount_average_index",
+    "property",
+)
+OPERATORS = (
+    "greater_than_or_equal_to",
+    "greater_than",
+    "less_than_or_equal_to",
+    "less_than",
+    "equal_to",
+)
+STRATEGIES = ("standard", "stepped", "stacked")
+CALCULATORS = ("percent_of_amount", "dollars_per_unit", "fixed_amount", "dollars_per_coverage_unit")
+VALID_CALCULATORS = {
+    "standard": ("percent_of_amount", "dollars_per_unit", "fixed_amount"),
+    "stepped": ("percent_of_amount", "dollars_per_unit", "fixed_amount"),
+    "stacked": ("dollars_per_coverage_unit",),
+}
+TRANSACTION_TYPES = (
+    "retailer_purchases_from_distribution",
+    "retailer_sales_to_growers",
+    "contractor_purchases_from_distribution",
+    "distributor_sales_to_retail",
+    "inventory",
+)
+MAX_SCALE = 10
+
+
+def _to_decimal(value: Any) -> Any:
+    """Exact decimal from a JSON number or numeric string; anything else is left for pydantic to reject."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, Decimal)):
+        number = Decimal(value)
+    elif isinstance(value, float):
+        number = Decimal(repr(value))
+    elif isinstance(value, str):
+        try:
+            number = Decimal(value.strip())
+        except InvalidOperation:
+            raise ValueError("a number") from None
+    else:
+        return value
+    if not number.is_finite():
+        raise ValueError("a finite number")
+    exponent = number.normalize().as_tuple().exponent
+    if isinstance(exponent, int) and -exponent > MAX_SCALE:
+        raise ValueError(f"a number with at most {MAX_SCALE} decimal places")
+    return number
+
+
+Num = Annotated[Decimal, BeforeValidator(_to_decimal)]
+
+
+def _blank_to_none(value: Any) -> Any:
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+OptStr = Annotated[Union[str, None], BeforeValidator(_blank_to_none)]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+class TimePeriod(Model):
+    key: str
+    label: str | None = None
+    start_date: dt.date
+    end_date: dt.date
+
+
+class Filter(Model):
+    period_key: OptStr = None
+    sku_keys: list[str] | None = None
+    transaction_type: OptStr = None
+
+
+class FilterGroup(Model):
+    filters: list[Filter] = Field(default_factory=list)
+    divisor: Num | None = None
+
+
+class PropertyRef(Model):
+    key: str
+    type: Literal["number", "boolean"] = "number"
+    level: Literal["request", "entity", "transaction"]
+
+
+class Qualification(Model):
+    type: Literal[QUALIFICATION_TYPES]  # type: ignore[valid-type]
+    key: str
+    label: str | None = None
+    operator: Literal[OPERATORS]  # type: ignore[valid-type]
+    value: Union[bool, Num]
+    filters: list[Filter] | None = None
+    numerator: FilterGroup | None = None
+    denominator: FilterGroup | None = None
+    brand_keys: list[str] | None = None
+    excluded_sku_keys: list[str] | None = None
+    property: PropertyRef | None = None
+
+
+class Rate(Model):
+    sku_key: str
+    rate: Num
+    measure: OptStr = None
+
+
+class StandardIncentive(Model):
+    key: OptStr = None
+    label: str | None = None
+    period_key: OptStr = None
+    transaction_type: OptStr = None
+    rates: list[Rate] = Field(default_factory=list)
+
+
+class Tier(Model):
+    key: OptStr = None
+    threshold: Num
+    value: Num | None = None
+    rate: Num | None = None
+    measure: OptStr = None
+
+
+class ThresholdDefinition(Model):
+    type: Literal["aggregated_amount", "aggregated_quantity", "property"]
+    filters: list[Filter] | None = None
+    property: PropertyRef | None = None
+
+
+class SteppedIncentive(Model):
+    filters: list[Filter] = Field(default_factory=list)
+    threshold_definition: ThresholdDefinition
+    rates: list[Tier] = Field(min_length=1)
+
+
+class ConversionRate(Model):
+    sku_key: str
+    rate: Num
+    from_: str = Field(alias="from")
+
+
+class Conversion(Model):
+    coverage_unit: str | None = None
+    rates: list[ConversionRate] = Field(min_length=1)
+
+
+class SkuSet(Model):
+    key: str
+    period_key: OptStr = None
+    transaction_type: OptStr = None
+    conversion: Conversion
+    rates: list[Rate] = Field(default_factory=list)
+
+
+class Stack(Model):
+    key: OptStr = None
+    sku_set_keys: list[str] = Field(min_length=1)
+
+
+class StackedIncentive(Model):
+    sku_sets: list[SkuSet] = Field(min_length=1)
+    stacks: list[Stack] = Field(min_length=1)
+
+
+class Offer(Model):
+    key: str
+    label: str | None = None
+    strategy_key: Literal[STRATEGIES]  # type: ignore[valid-type]
+    calculator_key: Literal[CALCULATORS]  # type: ignore[valid-type]
+    time_periods: list[TimePeriod] = Field(default_factory=list)
+    qualifications: list[Qualification] = Field(default_factory=list)
+    qualifier: str | None = None
+    incentives: list[StandardIncentive] | None = None
+    incentive: dict[str, Any] | None = None
+    sku_keys: list[str] | None = None
+    transaction_types: list[str] | None = None
+
+
+class Program(Model):
+    key: str
+    label: str | None = None
+    time_periods: list[TimePeriod] = Field(default_factory=list)
+    qualifications: list[Qualification] = Field(default_factory=list)
+    qualifier: str | None = None
+    offers: list[Offer] = Field(default_factory=list)

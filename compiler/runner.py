@@ -1,0 +1,221 @@
+"""`incentives run`: compile, load the input files into a new DuckDB file, dbt build, swap in.
+
+The build goes into ``<database>.building`` next to the target file, and only a fully
+successful build replaces the target (an atomic rename), so a failed or killed run leaves the
+previous results exactly as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .compile import compile_text, write_rules
+from .errors import DataError, IssueCollector, RunError
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+INPUT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "transactions": ("transaction_id", "entity_id", "transaction_type", "transaction_date", "sku_key",
+                     "quantity", "uom_key", "amount"),
+    "products": ("sku_key", "brand_key"),
+    "properties": ("level", "entity_id", "transaction_id", "key", "value"),
+    "waivers": ("program_key", "qualification_key", "offer_key", "entity_id"),
+    "prices": ("sku_key", "price", "start_date", "end_date"),
+    "enrollments": ("entity_id", "program_key"),
+}
+REQUIRED_INPUTS = ("transactions", "products")
+RESULT_TABLES = ("qualification_results", "potential_earnings", "offer_results")
+
+Say = Callable[[str], None]
+
+
+def _say(message: str) -> None:
+    print(message, flush=True)
+
+
+def find_input(data_dir: Path, name: str) -> Path | None:
+    """The input file for table `name`: DIR/name.csv or DIR/name.parquet."""
+    for suffix in (".parquet", ".csv"):
+        path = data_dir / f"{name}{suffix}"
+        if path.exists():
+            return path
+    return None
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def load_inputs(con: "duckdb.DuckDBPyConnection", data_dir: Path, schema: str = "raw") -> dict[str, int]:  # noqa: F821
+    """Load every input file into `schema` (optional ones empty when absent); row counts."""
+    issues = IssueCollector()
+    if not data_dir.is_dir():
+        issues.add(str(data_dir), "data folder not found", str(data_dir), "a folder with transactions and products files")
+        raise DataError("Input data cannot be loaded", issues.issues)
+    con.execute(f"create schema if not exists {schema}")
+    counts: dict[str, int] = {}
+    for name, columns in INPUT_COLUMNS.items():
+        path = find_input(data_dir, name)
+        if path is None:
+            if name in REQUIRED_INPUTS:
+                issues.add(f"{data_dir}/{name}.csv", "required input file is missing", None,
+                           f"{name}.csv or {name}.parquet")
+                continue
+            cols = ", ".join(f'"{c}" varchar' for c in columns)
+            con.execute(f"create table {schema}.{name} ({cols})")
+            counts[name] = 0
+            continue
+        if path.suffix == ".csv":
+            reader = f"read_csv({_sql_string(str(path))}, header = true, all_varchar = true)"
+        else:
+            reader = f"read_parquet({_sql_string(str(path))})"
+        try:
+            present = [r[0] for r in con.execute(f"describe select * from {reader}").fetchall()]
+        except Exception as exc:  # duckdb raises many error types for unreadable files
+            issues.add(str(path), "file cannot be read", str(exc).splitlines()[0], f"a {path.suffix[1:]} file with a header row")
+            continue
+        missing = [c for c in columns if c not in present]
+        if missing:
+            issues.add(str(path), "missing required column" + ("s" if len(missing) > 1 else ""),
+                       ", ".join(missing), "columns " + ", ".join(columns))
+            continue
+        select = ", ".join(f'"{c}"' for c in columns)
+        con.execute(f"create table {schema}.{name} as select {select} from {reader}")
+        counts[name] = con.execute(f"select count(*) from {schema}.{name}").fetchone()[0]
+    if issues.errors:
+        raise DataError("Input data cannot be loaded", issues.issues)
+    return counts
+
+
+@dataclass
+class Summary:
+    participants: int
+    programs: int
+    offers: int
+    offers_qualified: int
+    total: str
+    by_strategy: list[tuple[str, int, str]]
+
+    def render(self) -> str:
+        lines = [
+            "Summary",
+            f"  participants         {self.participants:>12,}",
+            f"  programs             {self.programs:>12,}",
+            f"  offers               {self.offers:>12,}",
+            f"  offers qualified     {self.offers_qualified:>12,}  (participant x offer)",
+            f"  potential earnings   {self.total:>12}",
+        ]
+        for strategy, rows, amount in self.by_strategy:
+            lines.append(f"    {strategy:<18} {amount:>12}  ({rows:,} earning rows)")
+        return "\n".join(lines)
+
+
+def summarize(database: Path) -> Summary:
+    """Figures of the results in `database` (opened read-only)."""
+    import duckdb
+
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        participants, programs, offers, qualified = con.execute(
+            "select count(distinct entity_id), count(distinct program_key), count(distinct offer_key),"
+            " count(*) filter (where qualified) from main.offer_results").fetchone()
+        total = con.execute("select coalesce(sum(incentive_amount), 0) from main.offer_results").fetchone()[0]
+        by_strategy = con.execute(
+            "select strategy_key, count(*), sum(incentive_amount) from main.potential_earnings"
+            " group by 1 order by 1").fetchall()
+    finally:
+        con.close()
+    return Summary(participants, programs, offers, qualified, f"{total:,.2f}",
+                   [(s, n, f"{a:,.2f}") for s, n, a in by_strategy])
+
+
+def run_dbt(args: list[str], database: Path, say: Say, threads: int = 1) -> None:
+    """Invoke dbt in-process against `database`, printing one line per finished node."""
+    from dbt.cli.main import dbtRunner
+
+    os.environ["INCENTIVES_DUCKDB_PATH"] = str(database)
+    os.environ["INCENTIVES_THREADS"] = str(threads)
+    failures: list[str] = []
+    done = [0]
+
+    def on_event(event: object) -> None:
+        info = getattr(event, "info", None)
+        if info is None or info.name != "NodeFinished":
+            return
+        node = event.data.node_info  # type: ignore[attr-defined]
+        done[0] += 1
+        status = node.node_status
+        if status not in ("success", "pass"):
+            failures.append(f"{node.node_name}: {status}")
+        say(f"    [{done[0]:>3}] {node.resource_type:<10} {node.node_name:<40} {status}")
+
+    base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
+            "--quiet", "--no-use-colors"]
+    result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
+    if not result.success:
+        detail = str(result.exception) if result.exception else "; ".join(failures) or "see logs/dbt.log"
+        raise RunError(f"dbt {args[0]} failed: {detail}")
+
+
+def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads: int = 1,
+        unit_tests: bool = False) -> Summary:
+    """Compile, load, build into a new file and atomically replace `database` on success."""
+    import duckdb
+
+    started = time.perf_counter()
+    database = database.resolve()
+    database.parent.mkdir(parents=True, exist_ok=True)
+    building = database.with_name(database.name + ".building")
+    rules_dir = database.with_name(database.name + ".rules")
+    say(f"Compiling {programs}")
+    try:
+        text = programs.read_text()
+    except OSError as exc:
+        raise RunError(f"cannot read the programs file {programs}: {exc.strerror}") from None
+    rules, issues = compile_text(text, str(programs))
+    for notice in rules.notices:
+        say(f"  note: {notice}")
+    if rules_dir.exists():
+        shutil.rmtree(rules_dir)
+    write_rules(rules, rules_dir)
+    say(f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows")
+    for path in (building, Path(str(building) + ".wal")):
+        if path.exists():
+            path.unlink()
+    try:
+        say(f"Loading {data_dir}")
+        con = duckdb.connect(str(building))
+        try:
+            counts = load_inputs(con, data_dir)
+            con.execute("checkpoint")
+        finally:
+            con.close()
+        say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
+        say("Building (dbt build)")
+        args = ["build", "--vars", json.dumps({"rules_dir": str(rules_dir)})]
+        if not unit_tests:
+            args += ["--exclude", "test_type:unit"]
+        run_dbt(args, building, say, threads)
+        con = duckdb.connect(str(building))
+        con.execute("checkpoint")
+        con.close()
+        os.replace(building, database)
+    finally:
+        for path in (building, Path(str(building) + ".wal")):
+            if path.exists():
+                path.unlink()
+        shutil.rmtree(rules_dir, ignore_errors=True)
+    summary = summarize(database)
+    say(f"Done in {time.perf_counter() - started:.1f}s: results in {database} "
+        f"(tables {', '.join(RESULT_TABLES)})")
+    return summary
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use the `incentives` command")

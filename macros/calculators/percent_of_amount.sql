@@ -1,0 +1,9 @@
+{#- percent_of_amount: value x rate / 100.
+    Returns SQL expressions {pay_rate, incentive, contribution} over an earning row's columns:
+    rate, quantity (incentivized), value (incentivized), share_total (fixed_amount: the sum the
+    dollar total is shared over) and covered_units (stacked: coverage x contribution). -#}
+{% macro calculator_percent_of_amount() %}{{ return(adapter.dispatch('calculator_percent_of_amount', 'incentives')()) }}{% endmacro %}
+
+{% macro default__calculator_percent_of_amount() %}
+{{ return({'pay_rate': 'rate * 0.01', 'incentive': incentives.round_half_away('cast(value as decimal(38,10)) * rate * 0.01', 2), 'contribution': '1'}) }}
+{% endmacro %}

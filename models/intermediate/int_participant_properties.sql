@@ -1,0 +1,28 @@
+-- Request- and entity-level property texts per participant x key: the participant's own
+-- request row and the default request row (empty entity_id) side by side, and its entity row.
+with properties as (
+    select * from {{ ref('stg_properties') }}
+),
+
+by_row as (
+    select level, entity_id, property_key, min(property_value) as property_value
+    from properties
+    where level in ('request', 'entity') and transaction_id is null
+    group by level, entity_id, property_key
+),
+
+final as (
+    select
+        'request' as property_level,
+        own.entity_id,
+        own.property_key,
+        own.property_value as own_value
+    from by_row as own
+    where own.level = 'request' and own.entity_id is not null
+    union all
+    select 'entity', entity_id, property_key, property_value
+    from by_row
+    where level = 'entity' and entity_id is not null
+)
+
+select * from final

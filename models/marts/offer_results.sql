@@ -1,0 +1,32 @@
+-- One row per participant x offer: the program qualifier, the offer's own qualifier, both, and
+-- the sum of the offer's earnings (0 when none).
+with offer_status as (
+    select * from {{ ref('int_offer_status') }}
+),
+
+earnings as (
+    select * from {{ ref('potential_earnings') }}
+),
+
+earned as (
+    select entity_id, offer_key, sum(incentive_amount) as incentive_amount
+    from earnings
+    group by entity_id, offer_key
+),
+
+final as (
+    select
+        offer_status.entity_id,
+        offer_status.program_key,
+        offer_status.offer_key,
+        offer_status.program_qualified,
+        offer_status.offer_qualified,
+        offer_status.qualified,
+        {{ incentives.cast_money('coalesce(earned.incentive_amount, 0)') }} as incentive_amount
+    from offer_status
+    left join earned
+        on earned.entity_id = offer_status.entity_id
+        and earned.offer_key = offer_status.offer_key
+)
+
+select * from final

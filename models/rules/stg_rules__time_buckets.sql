@@ -1,0 +1,13 @@
+with source as (
+    select * from {{ incentives.read_rule_table('time_buckets', {
+        'bucket_id': 'integer',
+        'start_date': 'date',
+        'end_date': 'date'
+    }) }} as rules
+),
+
+final as (
+    select * from source
+)
+
+select * from final
