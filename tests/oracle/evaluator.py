@@ -66,6 +66,13 @@ VALID_CALCULATORS: dict[str, set[str]] = {
     "stacked": {"dollars_per_coverage_unit"},
 }
 ALL_CALCULATORS = {"percent_of_amount", "dollars_per_unit", "fixed_amount", "dollars_per_coverage_unit"}
+# measure of a rate / tier whose `measure` is absent (docs/semantics.md, Offers)
+DEFAULT_MEASURE: dict[str, str] = {
+    "percent_of_amount": "percent",
+    "dollars_per_unit": "dollars",
+    "fixed_amount": "dollars",
+    "dollars_per_coverage_unit": "dollars",
+}
 
 
 class ProgramError(ValueError):
@@ -695,7 +702,9 @@ def _rate_of(raw: Mapping[str, Any], where: str, allow_value: bool = True) -> De
     raise ProgramError(f"{where}: rate missing")
 
 
-def _compile_standard(raw: Mapping[str, Any], periods: Mapping[str, Period], w: str) -> list[StandardEntry]:
+def _compile_standard(
+    raw: Mapping[str, Any], periods: Mapping[str, Period], calculator: str, w: str
+) -> list[StandardEntry]:
     entries: list[StandardEntry] = []
     seen: set[str] = set()
     for inc in raw.get("incentives") or []:
@@ -713,7 +722,7 @@ def _compile_standard(raw: Mapping[str, Any], periods: Mapping[str, Period], w: 
                 raise ProgramError(f"{w}: rate without sku_key")
             if sku in rates:
                 raise ProgramError(f"{w}: SKU {sku!r} listed twice in incentive {rate_key!r}")
-            rates[sku] = (_rate_of(r, f"{w} {rate_key} {sku}"), _key(r.get("measure")))
+            rates[sku] = (_rate_of(r, f"{w} {rate_key} {sku}"), _key(r.get("measure")) or DEFAULT_MEASURE[calculator])
         entries.append(StandardEntry(rate_key, flt, rates))
     return entries
 
@@ -747,9 +756,9 @@ def _compile_stepped(raw: Mapping[str, Any], periods: Mapping[str, Period], calc
     for r in inc.get("rates") or []:
         threshold = _program_number(r.get("threshold"), f"{w} tier threshold")
         value = _rate_of(r, f"{w} tier")
-        measure = _key(r.get("measure"))
+        measure = _key(r.get("measure")) or DEFAULT_MEASURE[calculator]
         key = _key(r.get("key")) or (
-            f"{_fmt_number(value)}_{measure or 'any'}_greater_than_or_equal_to_{_fmt_number(threshold)}"
+            f"{_fmt_number(value)}_{measure}_greater_than_or_equal_to_{_fmt_number(threshold)}"
         )
         if key in seen_keys:
             raise ProgramError(f"{w}: duplicate tier key {key!r}")
@@ -798,7 +807,7 @@ def _compile_stacked(raw: Mapping[str, Any], periods: Mapping[str, Period], w: s
                 raise ProgramError(f"{w} set {key}: rate without sku_key")
             if sku in rates:
                 raise ProgramError(f"{w} set {key}: SKU {sku!r} listed twice in rates")
-            rates[sku] = (_rate_of(r, f"{w} set {key} {sku}"), _key(r.get("measure")) or "dollars")
+            rates[sku] = (_rate_of(r, f"{w} set {key} {sku}"), _key(r.get("measure")) or DEFAULT_MEASURE["dollars_per_coverage_unit"])
         sets[key] = SkuSet(key, flt, conv, rates)
     stacks: list[Stack] = []
     seen: set[str] = set()
@@ -844,7 +853,7 @@ def _compile_offer(raw: Mapping[str, Any], program_periods: Mapping[str, Period]
     qualifier = parse_qualifier(raw.get("qualifier"), [q.key for q in quals], w)
     offer = Offer(okey, strategy, calculator, quals, qualifier)
     if strategy == "standard":
-        offer.standard = _compile_standard(raw, periods, w)
+        offer.standard = _compile_standard(raw, periods, calculator, w)
     elif strategy == "stepped":
         offer.stepped = _compile_stepped(raw, periods, calculator, w)
     else:

@@ -1,0 +1,71 @@
+"""Run the real engine (compile + load + dbt build) on in-memory programs and tables."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from compiler.runner import INPUT_COLUMNS, RESULT_TABLES, run
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dt.date, Decimal, int, float)):
+        return str(value)
+    return str(value)
+
+
+def write_inputs(tables: dict[str, list[dict[str, Any]]], data_dir: Path) -> None:
+    """Write each table as CSV with the contract's columns (absent optional tables are skipped)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for name, rows in tables.items():
+        with open(data_dir / f"{name}.csv", "w", newline="") as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            columns = INPUT_COLUMNS[name]
+            writer.writerow(columns)
+            for row in rows:
+                writer.writerow([_text(row.get(c)) for c in columns])
+
+
+def read_results(database: Path, tables: tuple[str, ...] = RESULT_TABLES) -> dict[str, list[dict[str, Any]]]:
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        out = {}
+        for name in tables:
+            cur = con.execute(f"select * from main.{name}")
+            cols = [d[0] for d in cur.description]
+            out[name] = [dict(zip(cols, r)) for r in cur.fetchall()]
+        return out
+    finally:
+        con.close()
+
+
+def run_engine(programs: Any, tables: dict[str, list[dict[str, Any]]], workdir: Path,
+               threads: int = 1) -> dict[str, list[dict[str, Any]]]:
+    """Results of `incentives run` on these programs and tables, as lists of row dicts."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    programs_path = workdir / "programs.json"
+    programs_path.write_text(json.dumps(programs, default=str, indent=1))
+    write_inputs(tables, workdir / "data")
+    database = workdir / "results.duckdb"
+    run(programs_path, workdir / "data", database, say=lambda _: None, threads=threads)
+    return read_results(database)
+
+
+def normalized(rows: list[dict[str, Any]]) -> list[tuple[tuple[str, Any], ...]]:
+    """Rows as sorted, comparable tuples; decimals compared by value (1.50 == 1.5)."""
+    def value(v: Any) -> Any:
+        if isinstance(v, Decimal):
+            return v.normalize() if v != 0 else Decimal(0)
+        return v
+
+    return sorted((tuple(sorted((k, value(v)) for k, v in r.items())) for r in rows), key=repr)

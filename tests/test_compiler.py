@@ -1,0 +1,112 @@
+"""Compiler: golden rule tables, qualifier parsing, determinism, model count independent of programs."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from compiler import qualifier as qx
+from compiler.compile import TABLES, compile_text, write_rules
+from compiler.errors import ProgramError
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).resolve().parent / "golden"
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
+
+
+def _cases() -> list[Path]:
+    return sorted(p for p in GOLDEN.iterdir() if (p / "programs.json").exists())
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda p: p.name)
+def test_golden_rule_tables(case: Path, tmp_path: Path) -> None:
+    rules, _ = compile_text((case / "programs.json").read_text())
+    write_rules(rules, tmp_path)
+    expected_dir = case / "expected"
+    if UPDATE:
+        write_rules(rules, expected_dir)
+    for name in TABLES:
+        got = (tmp_path / f"{name}.csv").read_text()
+        assert got == (expected_dir / f"{name}.csv").read_text(), f"{case.name}/{name}.csv differs (UPDATE_GOLDEN=1 to accept)"
+
+
+def test_committed_rules_match_example(tmp_path: Path) -> None:
+    """rules/ holds the compiled example; it must be what `incentives compile` writes today."""
+    rules, _ = compile_text((ROOT / "examples" / "programs.json").read_text())
+    write_rules(rules, tmp_path)
+    for name in TABLES:
+        assert (tmp_path / f"{name}.csv").read_text() == (ROOT / "rules" / f"{name}.csv").read_text(), name
+
+
+def test_deterministic_whatever_the_order() -> None:
+    data = json.loads((ROOT / "examples" / "programs.json").read_text(), parse_float=Decimal)
+    a, _ = compile_text(json.dumps(data, default=str))
+    b, _ = compile_text(json.dumps(list(reversed(data["programs"])), default=str))
+    assert a.tables == b.tables
+
+
+@pytest.mark.parametrize("text,terms", [
+    ("a AND (b OR c)", [("a", "b"), ("a", "c")]),
+    ("a and b or c", [("a", "b"), ("c",)]),
+    ("(a OR b) AND (a OR c)", [("a",), ("b", "c")]),
+    ("x.y-z", [("x.y-z",)]),
+    ("  ", []),
+    (None, []),
+])
+def test_qualifier_dnf(text: str | None, terms: list[tuple[str, ...]]) -> None:
+    assert qx.to_dnf(qx.parse(text)) == terms
+
+
+@pytest.mark.parametrize("text,position", [("a AND", 5), ("a (b)", 2), ("(a OR b", 7), ("a OR OR b", 5), ("NOT a", 0)])
+def test_qualifier_syntax_errors(text: str, position: int) -> None:
+    with pytest.raises(qx.QualifierSyntaxError) as info:
+        qx.to_dnf(qx.parse(text))
+    assert info.value.position == position
+
+
+def _catalogue(n: int) -> str:
+    base = json.loads((ROOT / "examples" / "programs.json").read_text())["programs"]
+    out = []
+    for i in range(n):
+        program = copy.deepcopy(base[i % len(base)])
+        suffix = f".copy{i}"
+        program["key"] += suffix
+        for offer in program.get("offers", []):
+            offer["key"] += suffix
+        out.append(program)
+    return json.dumps({"programs": out})
+
+
+def _model_count(rules_dir: Path) -> int:
+    from dbt.cli.main import dbtRunner
+
+    result = dbtRunner().invoke([
+        "ls", "--resource-type", "model", "--output", "name", "--quiet",
+        "--project-dir", str(ROOT), "--profiles-dir", str(ROOT / "profiles"),
+        "--vars", json.dumps({"rules_dir": str(rules_dir)}),
+    ])
+    assert result.success, result.exception
+    return len(result.result)
+
+
+def test_model_count_does_not_grow_with_programs(tmp_path: Path) -> None:
+    one, _ = compile_text(_catalogue(1))
+    many, _ = compile_text(_catalogue(2000))
+    assert many.programs == 2000
+    write_rules(one, tmp_path / "one")
+    write_rules(many, tmp_path / "many")
+    assert _model_count(tmp_path / "one") == _model_count(tmp_path / "many") > 0
+
+
+def test_rejects_unknown_type_with_location() -> None:
+    bad = json.loads((ROOT / "examples" / "programs.json").read_text())
+    bad["programs"][0]["qualifications"][0]["type"] = "aggregated_amout"
+    with pytest.raises(ProgramError) as info:
+        compile_text(json.dumps(bad))
+    text = info.value.render()
+    assert "programs[0].qualifications[0].type" in text and "aggregated_amout" in text
