@@ -151,16 +151,17 @@ def run_dbt(args: list[str], database: Path, say: Say, threads: int = 1) -> None
         node = event.data.node_info  # type: ignore[attr-defined]
         done[0] += 1
         status = node.node_status
-        if status not in ("success", "pass"):
-            failures.append(f"{node.node_name}: {status}")
+        if status in ("error", "fail", "runtime error"):
+            message = getattr(getattr(event.data, "run_result", None), "message", "") or status  # type: ignore[attr-defined]
+            failures.append(f"{node.resource_type} {node.node_name}: {message}")
         say(f"    [{done[0]:>3}] {node.resource_type:<10} {node.node_name:<40} {status}")
 
     base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
             "--quiet", "--no-use-colors"]
     result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
     if not result.success:
-        detail = str(result.exception) if result.exception else "; ".join(failures) or "see logs/dbt.log"
-        raise RunError(f"dbt {args[0]} failed: {detail}")
+        detail = "\n  - ".join(failures) if failures else str(result.exception or "see logs/dbt.log")
+        raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")
 
 
 def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads: int = 1,
