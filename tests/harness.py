@@ -49,16 +49,27 @@ def read_results(database: Path, tables: tuple[str, ...] = RESULT_TABLES) -> dic
         con.close()
 
 
+# The columns SEMANTICS.md lists (offer_results also carries tier-proximity columns).
+OFFER_RESULTS_SEMANTICS = ("entity_id", "program_key", "offer_key", "program_qualified", "offer_qualified",
+                           "qualified", "incentive_amount")
+
+
 def run_engine(programs: Any, tables: dict[str, list[dict[str, Any]]], workdir: Path,
-               threads: int = 1) -> dict[str, list[dict[str, Any]]]:
-    """Results of `incentives run` on these programs and tables, as lists of row dicts."""
+               threads: int = 1, all_columns: bool = False) -> dict[str, list[dict[str, Any]]]:
+    """Results of `incentives run` on these programs and tables, as lists of row dicts.
+
+    offer_results is cut to the SEMANTICS.md columns unless `all_columns`.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     programs_path = workdir / "programs.json"
     programs_path.write_text(json.dumps(programs, default=str, indent=1))
     write_inputs(tables, workdir / "data")
     database = workdir / "results.duckdb"
     run(programs_path, workdir / "data", database, say=lambda _: None, threads=threads)
-    return read_results(database)
+    results = read_results(database)
+    if not all_columns:
+        results["offer_results"] = [{c: r[c] for c in OFFER_RESULTS_SEMANTICS} for r in results["offer_results"]]
+    return results
 
 
 def normalized(rows: list[dict[str, Any]]) -> list[tuple[tuple[str, Any], ...]]:

@@ -204,3 +204,17 @@ def test_stepped_property_tier(results: dict) -> None:
     assert row["incentive_rate_key"] == "1.9_percent_greater_than_or_equal_to_85"
     assert row["incentive_rate_value"] == D("1.9")
     assert row["incentive_amount"] == D("19.00")
+
+
+def test_tier_proximity(tmp_path: Path) -> None:
+    """offer_results tells how far a participant is from the next tier."""
+    tables = {**TABLES, "transactions": [
+        _txn("X1", "near_retailer", "agri_shield_insecticide_bulk_63374", "10", "500"),
+        _txn("X2", "near_retailer", "field_hammer_fungicide_1_gal_61492", "10", "750"),
+    ]}
+    results = run_engine(PROGRAMS, tables, tmp_path, all_columns=True)
+    (row,) = [r for r in results["offer_results"] if r["entity_id"] == "near_retailer" and r["offer_key"] == "offer_a"]
+    assert row["threshold_value"] == D(750) and row["current_tier_key"] is None
+    assert row["next_tier_key"] == "10_percent_greater_than_or_equal_to_1000"
+    assert row["next_tier_threshold"] == D(1000) and row["next_tier_rate"] == D(10)
+    assert row["gap_to_next_tier"] == D(250)

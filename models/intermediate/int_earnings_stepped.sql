@@ -23,23 +23,12 @@ transactions as (
     select * from {{ ref('int_transactions') }}
 ),
 
-sku_totals as (
-    select * from {{ ref('int_filter_sku_totals') }}
-),
-
-participant_properties as (
-    select * from {{ ref('int_participant_properties') }}
+thresholds as (
+    select * from {{ ref('int_stepped_thresholds') }}
 ),
 
 properties as (
     select * from {{ ref('stg_properties') }}
-),
-
-default_properties as (
-    select property_key, min(property_value) as property_value
-    from properties
-    where level = 'request' and entity_id is null and transaction_id is null
-    group by property_key
 ),
 
 transaction_properties as (
@@ -49,40 +38,10 @@ transaction_properties as (
     group by transaction_id, property_key
 ),
 
-filter_totals as (
-    select filter_id, entity_id, sum(quantity) as quantity, sum(value) as amount
-    from sku_totals
-    group by filter_id, entity_id
-),
-
 offer_scope as (
     select qualified.entity_id, qualified.calculator_key, offers.*
     from qualified
     inner join offers on offers.offer_key = qualified.offer_key
-),
-
-participant_thresholds as (
-    select
-        offer_scope.entity_id,
-        offer_scope.offer_key,
-        case offer_scope.threshold_type
-            when 'aggregated_amount' then coalesce(filter_totals.amount, 0)
-            when 'aggregated_quantity' then coalesce(filter_totals.quantity, 0)
-            else coalesce(
-                {{ incentives.safe_to_decimal('participant_properties.own_value') }},
-                {{ incentives.safe_to_decimal('default_properties.property_value') }})
-        end as threshold_value
-    from offer_scope
-    left join filter_totals
-        on filter_totals.filter_id = offer_scope.threshold_filter_id
-        and filter_totals.entity_id = offer_scope.entity_id
-    left join participant_properties
-        on participant_properties.property_level = offer_scope.threshold_property_level
-        and participant_properties.property_key = offer_scope.threshold_property_key
-        and participant_properties.entity_id = offer_scope.entity_id
-    left join default_properties
-        on offer_scope.threshold_property_level = 'request'
-        and default_properties.property_key = offer_scope.threshold_property_key
 ),
 
 earning_by_sku as (
@@ -128,15 +87,15 @@ earning_rows as (
         transactions.value,
         case when offer_scope.threshold_type = 'property' and offer_scope.threshold_property_level = 'transaction'
              then {{ incentives.safe_to_decimal('transaction_properties.property_value') }}
-             else participant_thresholds.threshold_value
+             else thresholds.threshold_value
         end as threshold_value
     from earning
     inner join offer_scope
         on offer_scope.entity_id = earning.entity_id and offer_scope.offer_key = earning.offer_key
     inner join transactions on transactions.transaction_id = earning.transaction_id
-    left join participant_thresholds
-        on participant_thresholds.entity_id = earning.entity_id
-        and participant_thresholds.offer_key = earning.offer_key
+    left join thresholds
+        on thresholds.entity_id = earning.entity_id
+        and thresholds.offer_key = earning.offer_key
     left join transaction_properties
         on transaction_properties.transaction_id = earning.transaction_id
         and transaction_properties.property_key = offer_scope.threshold_property_key

@@ -8,6 +8,10 @@ earnings as (
     select * from {{ ref('potential_earnings') }}
 ),
 
+stepped as (
+    select * from {{ ref('int_stepped_thresholds') }}
+),
+
 earned as (
     select entity_id, offer_key, sum(incentive_amount) as incentive_amount
     from earnings
@@ -22,11 +26,20 @@ final as (
         offer_status.program_qualified,
         offer_status.offer_qualified,
         offer_status.qualified,
-        {{ incentives.cast_money('coalesce(earned.incentive_amount, 0)') }} as incentive_amount
+        {{ incentives.cast_money('coalesce(earned.incentive_amount, 0)') }} as incentive_amount,
+        stepped.threshold_value,
+        stepped.current_tier_key,
+        stepped.next_tier_key,
+        stepped.next_tier_threshold,
+        stepped.next_tier_rate,
+        stepped.gap_to_next_tier
     from offer_status
     left join earned
         on earned.entity_id = offer_status.entity_id
         and earned.offer_key = offer_status.offer_key
+    left join stepped
+        on stepped.entity_id = offer_status.entity_id
+        and stepped.offer_key = offer_status.offer_key
 )
 
 select * from final

@@ -1,0 +1,103 @@
+-- Per participant x stepped offer (every evaluated pair, qualified or not): the participant-level
+-- threshold value (aggregated amount / quantity over the threshold filters, or a request / entity
+-- property; null for a transaction-level property) and the tier it reaches.
+with evaluations as (
+    select * from {{ ref('int_evaluations') }}
+),
+
+offers as (
+    select * from {{ ref('stg_rules__offers') }} where strategy_key = 'stepped'
+),
+
+tiers as (
+    select * from {{ ref('stg_rules__stepped_tiers') }}
+),
+
+sku_totals as (
+    select * from {{ ref('int_filter_sku_totals') }}
+),
+
+participant_properties as (
+    select * from {{ ref('int_participant_properties') }}
+),
+
+default_properties as (
+    select property_key, min(property_value) as property_value
+    from {{ ref('stg_properties') }}
+    where level = 'request' and entity_id is null and transaction_id is null
+    group by property_key
+),
+
+filter_totals as (
+    select filter_id, entity_id, sum(quantity) as quantity, sum(value) as amount
+    from sku_totals
+    group by filter_id, entity_id
+),
+
+thresholds as (
+    select
+        evaluations.entity_id,
+        offers.program_key,
+        offers.offer_key,
+        case offers.threshold_type
+            when 'aggregated_amount' then coalesce(filter_totals.amount, 0)
+            when 'aggregated_quantity' then coalesce(filter_totals.quantity, 0)
+            else coalesce(
+                {{ incentives.safe_to_decimal('participant_properties.own_value') }},
+                {{ incentives.safe_to_decimal('default_properties.property_value') }})
+        end as threshold_value
+    from evaluations
+    inner join offers on offers.program_key = evaluations.program_key
+    left join filter_totals
+        on filter_totals.filter_id = offers.threshold_filter_id
+        and filter_totals.entity_id = evaluations.entity_id
+    left join participant_properties
+        on participant_properties.property_level = offers.threshold_property_level
+        and participant_properties.property_key = offers.threshold_property_key
+        and participant_properties.entity_id = evaluations.entity_id
+    left join default_properties
+        on offers.threshold_property_level = 'request'
+        and default_properties.property_key = offers.threshold_property_key
+),
+
+reached as (
+    select
+        thresholds.entity_id,
+        thresholds.offer_key,
+        tiers.tier_key,
+        row_number() over (partition by thresholds.entity_id, thresholds.offer_key order by tiers.threshold desc) as tier_order
+    from thresholds
+    inner join tiers on tiers.offer_key = thresholds.offer_key and tiers.threshold <= thresholds.threshold_value
+),
+
+upcoming as (
+    select
+        thresholds.entity_id,
+        thresholds.offer_key,
+        tiers.tier_key,
+        tiers.threshold,
+        tiers.rate,
+        row_number() over (partition by thresholds.entity_id, thresholds.offer_key order by tiers.threshold) as tier_order
+    from thresholds
+    inner join tiers on tiers.offer_key = thresholds.offer_key and tiers.threshold > thresholds.threshold_value
+),
+
+final as (
+    select
+        thresholds.entity_id,
+        thresholds.program_key,
+        thresholds.offer_key,
+        {{ incentives.cast_measure('thresholds.threshold_value') }} as threshold_value,
+        reached.tier_key as current_tier_key,
+        upcoming.tier_key as next_tier_key,
+        upcoming.threshold as next_tier_threshold,
+        upcoming.rate as next_tier_rate,
+        {{ incentives.cast_measure('upcoming.threshold - thresholds.threshold_value') }} as gap_to_next_tier
+    from thresholds
+    left join reached
+        on reached.entity_id = thresholds.entity_id and reached.offer_key = thresholds.offer_key and reached.tier_order = 1
+    left join upcoming
+        on upcoming.entity_id = thresholds.entity_id and upcoming.offer_key = thresholds.offer_key and upcoming.tier_order = 1
+)
+
+select * from final
