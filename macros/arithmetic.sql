@@ -34,7 +34,8 @@ cast(round({{ expr }}, {{ scale }}) as decimal(38,{{ scale }}))
  then cast(trim({{ expr }}) as {{ incentives.type_measure() }}) end)
 {%- endmacro %}
 {% macro duckdb__safe_to_decimal(expr) -%}
-try_cast(trim({{ expr }}) as {{ incentives.type_measure() }})
+(case when regexp_full_match(trim({{ expr }}), '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?')
+ then try_cast(trim({{ expr }}) as {{ incentives.type_measure() }}) end)
 {%- endmacro %}
 {% macro spark__safe_to_decimal(expr) -%}
 try_cast(trim({{ expr }}) as {{ incentives.type_measure() }})

@@ -40,8 +40,8 @@ thresholds as (
         offers.program_key,
         offers.offer_key,
         case offers.threshold_type
-            when 'aggregated_amount' then coalesce(filter_totals.amount, 0)
-            when 'aggregated_quantity' then coalesce(filter_totals.quantity, 0)
+            when 'aggregated_amount' then {{ incentives.cast_measure('coalesce(filter_totals.amount, 0)') }}
+            when 'aggregated_quantity' then {{ incentives.cast_measure('coalesce(filter_totals.quantity, 0)') }}
             else coalesce(
                 {{ incentives.safe_to_decimal('participant_properties.own_value') }},
                 {{ incentives.safe_to_decimal('default_properties.property_value') }})
