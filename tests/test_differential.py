@@ -52,8 +52,7 @@ GROWERS = "retailer_sales_to_growers"
 CONTRACTOR = "contractor_purchases_from_distribution"
 DISTRIBUTOR = "distributor_sales_to_retail"
 INVENTORY = "inventory"
-TYPES = [PURCHASE, GROWERS, CONTRACTOR, DISTRIBUTOR, INVENTORY]
-# weighted towards two types
+# the five transaction types, weighted towards two
 WEIGHTED_TYPES = [PURCHASE] * 6 + [GROWERS] * 5 + [CONTRACTOR, DISTRIBUTOR, INVENTORY]
 
 # sku -> (brand, usual uom); `ghost_seed_unit` is not in products (no brand)
@@ -328,7 +327,7 @@ def gen_stepped(g: Gen, offer: dict[str, Any], periods: list[str]) -> None:
     calc = g.pick(["percent_of_amount", "dollars_per_unit", "fixed_amount"])
     offer["calculator_key"] = calc
     inc: dict[str, Any] = {"filters": gen_filters(g, periods) or [gen_filter_entry(g, periods)]}
-    ttype = g.pick(["aggregated_amount", "aggregated_quantity", "property"])
+    ttype = g.pick(["aggregated_amount", "aggregated_quantity", "property", "property"])
     td: dict[str, Any] = {"type": ttype}
     if ttype == "property":
         levels = ["request", "entity"] + ([] if calc == "fixed_amount" else ["transaction", "transaction"])
