@@ -22,10 +22,8 @@ def _read(path: Path) -> str:
 def cmd_compile(args: argparse.Namespace) -> int:
     from .compile import compile_text, write_rules
 
-    rules, issues = compile_text(_read(args.programs), str(args.programs))
+    rules, _ = compile_text(_read(args.programs), str(args.programs))
     written = write_rules(rules, args.out)
-    for notice in rules.notices:
-        print(f"note: {notice}")
     print(f"Compiled {rules.programs} programs, {rules.offers} offers into {len(written)} rule tables in {args.out}")
     return 0
 
@@ -33,7 +31,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     from .compile import compile_text
 
-    rules, issues = compile_text(_read(args.programs), str(args.programs))
+    rules, _ = compile_text(_read(args.programs), str(args.programs))
     print(f"{args.programs}: {rules.programs} programs, {rules.offers} offers, no problems found")
     return 0
 

@@ -7,19 +7,22 @@ per-program SQL: the dbt project evaluates every program from these tables in on
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import hashlib
+import io
 import json
+import os
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from pydantic import TypeAdapter, ValidationError
 
 from . import qualifier as qx
-from .errors import IssueCollector, ProgramError, show
+from .errors import IssueCollector, ProgramError
 from .models import (
-    MAX_SCALE,
     TRANSACTION_TYPES,
     VALID_CALCULATORS,
     Filter,
@@ -78,7 +81,6 @@ class RuleSet:
     tables: dict[str, list[tuple[Any, ...]]] = field(default_factory=lambda: {t: [] for t in TABLES})
     programs: int = 0
     offers: int = 0
-    notices: list[str] = field(default_factory=list)
 
     def sorted(self) -> "RuleSet":
         def key(row: tuple[Any, ...]) -> tuple[str, ...]:
@@ -284,8 +286,6 @@ def _check_qualification(c: IssueCollector, w: Callable[[str], str], path: str, 
         c.add(w(f"{path}.value"), f"{q.type} needs a numeric value", q.value, "a number")
     if q.type in FILTER_TYPES:
         _check_filters(c, w, f"{path}.filters", q.filters, periods)
-        if q.type != "brand_count" and (q.brand_keys or q.excluded_sku_keys):
-            pass  # ignored fields, as any unknown field
     else:
         for part in ("numerator", "denominator"):
             group = getattr(q, part)
@@ -572,13 +572,8 @@ def compile_text(text: str, source: str = "programs") -> tuple[RuleSet, IssueCol
     return generate(typed), issues
 
 
-def write_rules(rules: RuleSet, out_dir: "os.PathLike[str] | str") -> list[str]:
+def write_rules(rules: RuleSet, out_dir: os.PathLike[str] | str) -> list[str]:
     """Write each rule table as CSV (deterministic, with a do-not-edit header line)."""
-    import csv
-    import io
-    import os
-    from pathlib import Path
-
     path = Path(out_dir)
     path.mkdir(parents=True, exist_ok=True)
     written = []
@@ -597,4 +592,4 @@ def write_rules(rules: RuleSet, out_dir: "os.PathLike[str] | str") -> list[str]:
     return written
 
 
-__all__ = ["TABLES", "RuleSet", "compile_text", "write_rules", "parse_json", "validate", "generate", "show"]
+__all__ = ["TABLES", "RuleSet", "compile_text", "write_rules", "parse_json", "validate", "generate"]

@@ -14,7 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from .compile import compile_text, write_rules
 from .errors import DataError, IssueCollector, RunError
@@ -52,7 +52,7 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def load_inputs(con: "duckdb.DuckDBPyConnection", data_dir: Path, schema: str = "raw") -> dict[str, int]:  # noqa: F821
+def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> dict[str, int]:
     """Load every input file into `schema` (optional ones empty when absent); row counts."""
     issues = IssueCollector()
     if not data_dir.is_dir():
@@ -179,9 +179,7 @@ def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads
         text = programs.read_text()
     except OSError as exc:
         raise RunError(f"cannot read the programs file {programs}: {exc.strerror}") from None
-    rules, issues = compile_text(text, str(programs))
-    for notice in rules.notices:
-        say(f"  note: {notice}")
+    rules, _ = compile_text(text, str(programs))
     if rules_dir.exists():
         shutil.rmtree(rules_dir)
     write_rules(rules, rules_dir)

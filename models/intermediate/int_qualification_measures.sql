@@ -22,16 +22,11 @@ participant_properties as (
 ),
 
 default_properties as (
-    select property_key, min(property_value) as property_value
-    from {{ ref('stg_properties') }}
-    where level = 'request' and entity_id is null and transaction_id is null
-    group by property_key
+    {{ incentives._request_default_properties(ref('stg_properties')) }}
 ),
 
 filter_totals as (
-    select filter_id, entity_id, sum(quantity) as quantity, sum(value) as amount
-    from sku_totals
-    group by filter_id, entity_id
+    {{ incentives._filter_totals('sku_totals') }}
 ),
 
 joined as (
