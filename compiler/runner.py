@@ -12,7 +12,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -101,6 +101,7 @@ class Summary:
     offers_qualified: int
     total: str
     by_strategy: list[tuple[str, int, str]]
+    phases: dict[str, float] = field(default_factory=dict)
 
     def render(self) -> str:
         lines = [
@@ -113,6 +114,8 @@ class Summary:
         ]
         for strategy, rows, amount in self.by_strategy:
             lines.append(f"    {strategy:<18} {amount:>12}  ({rows:,} earning rows)")
+        if self.phases:
+            lines.append("  timings              " + ", ".join(f"{k} {v:.2f}s" for k, v in self.phases.items()))
         return "\n".join(lines)
 
 
@@ -170,6 +173,14 @@ def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads
     import duckdb
 
     started = time.perf_counter()
+    phases: dict[str, float] = {}
+    mark = [started]
+
+    def phase(name: str) -> None:
+        now = time.perf_counter()
+        phases[name] = now - mark[0]
+        mark[0] = now
+
     database = database.resolve()
     database.parent.mkdir(parents=True, exist_ok=True)
     building = database.with_name(database.name + ".building")
@@ -183,6 +194,7 @@ def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads
     if rules_dir.exists():
         shutil.rmtree(rules_dir)
     write_rules(rules, rules_dir)
+    phase("compile")
     say(f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows")
     for path in (building, Path(str(building) + ".wal")):
         if path.exists():
@@ -195,22 +207,28 @@ def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads
             con.execute("checkpoint")
         finally:
             con.close()
+        phase("load")
         say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
         say("Building (dbt build)")
         args = ["build", "--vars", json.dumps({"rules_dir": str(rules_dir)})]
         if not unit_tests:
             args += ["--exclude", "test_type:unit"]
         run_dbt(args, building, say, threads)
+        phase("build")
         con = duckdb.connect(str(building))
         con.execute("checkpoint")
         con.close()
         os.replace(building, database)
+        phase("swap")
     finally:
         for path in (building, Path(str(building) + ".wal")):
             if path.exists():
                 path.unlink()
         shutil.rmtree(rules_dir, ignore_errors=True)
     summary = summarize(database)
+    phase("summary")
+    phases["total"] = time.perf_counter() - started
+    summary.phases = phases
     say(f"Done in {time.perf_counter() - started:.1f}s: results in {database} "
         f"(tables {', '.join(RESULT_TABLES)})")
     return summary
