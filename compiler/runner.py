@@ -7,6 +7,8 @@ previous results exactly as they were.
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import json
 import os
 import shutil
@@ -16,8 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import duckdb
+
 from .compile import compile_text, write_rules
 from .errors import DataError, IssueCollector, RunError
+from .validate_data import Source, validate_inputs
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 INPUT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -52,14 +57,18 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> dict[str, int]:
-    """Load every input file into `schema` (optional ones empty when absent); row counts."""
+def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str, int], dict[str, Source]]:
+    """Load every input file into `schema` with a `_row` number (optional tables empty when absent).
+
+    Returns the row counts and where each loaded table came from.
+    """
     issues = IssueCollector()
     if not data_dir.is_dir():
         issues.add(str(data_dir), "data folder not found", str(data_dir), "a folder with transactions and products files")
         raise DataError("Input data cannot be loaded", issues.issues)
     con.execute(f"create schema if not exists {schema}")
     counts: dict[str, int] = {}
+    sources: dict[str, Source] = {}
     for name, columns in INPUT_COLUMNS.items():
         path = find_input(data_dir, name)
         if path is None:
@@ -68,7 +77,7 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> dict[str, int]
                            f"{name}.csv or {name}.parquet")
                 continue
             cols = ", ".join(f'"{c}" varchar' for c in columns)
-            con.execute(f"create table {schema}.{name} ({cols})")
+            con.execute(f"create table {schema}.{name} (_row bigint, {cols})")
             counts[name] = 0
             continue
         if path.suffix == ".csv":
@@ -77,20 +86,80 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> dict[str, int]
             reader = f"read_parquet({_sql_string(str(path))})"
         try:
             present = [r[0] for r in con.execute(f"describe select * from {reader}").fetchall()]
-        except Exception as exc:  # duckdb raises many error types for unreadable files
-            issues.add(str(path), "file cannot be read", str(exc).splitlines()[0], f"a {path.suffix[1:]} file with a header row")
+            missing = [c for c in columns if c not in present]
+            if missing:
+                issues.add(str(path), "missing required column" + ("s" if len(missing) > 1 else ""),
+                           ", ".join(missing), "columns " + ", ".join(columns))
+                continue
+            select = ", ".join(f'"{c}"' for c in columns)
+            con.execute(f"create table {schema}.{name} as select row_number() over () as _row, {select} from {reader}")
+        except duckdb.Error as exc:
+            issues.add(str(path), "file cannot be read", str(exc).splitlines()[0],
+                       f"a {path.suffix[1:]} file with a header row")
             continue
-        missing = [c for c in columns if c not in present]
-        if missing:
-            issues.add(str(path), "missing required column" + ("s" if len(missing) > 1 else ""),
-                       ", ".join(missing), "columns " + ", ".join(columns))
-            continue
-        select = ", ".join(f'"{c}"' for c in columns)
-        con.execute(f"create table {schema}.{name} as select {select} from {reader}")
         counts[name] = con.execute(f"select count(*) from {schema}.{name}").fetchone()[0]
+        sources[name] = Source(name, path)
     if issues.errors:
         raise DataError("Input data cannot be loaded", issues.issues)
-    return counts
+    return counts, sources
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes (read in chunks)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def make_run_id(started_at: dt.datetime, programs: Path, inputs: dict[str, Path]) -> str:
+    """`<UTC start>-<8 hex of the inputs' hashes>`: sortable, and names what was evaluated."""
+    digest = hashlib.sha256(file_sha256(programs).encode())
+    for name in sorted(inputs):
+        digest.update(f"{name}:{file_sha256(inputs[name])}".encode())
+    return f"{started_at:%Y%m%dT%H%M%SZ}-{digest.hexdigest()[:8]}"
+
+
+RUNS_DDL = """
+create table if not exists main.runs (
+    run_id varchar, started_at timestamp, finished_at timestamp, project_version varchar,
+    programs_sha256 varchar, inputs_sha256 varchar, row_counts varchar, threads integer
+)"""
+
+
+def record_run(building: Path, previous: Path, run_id: str, started_at: dt.datetime, programs: Path,
+               inputs: dict[str, Path], input_counts: dict[str, int], threads: int) -> None:
+    """Append this run to `main.runs`, carrying over the history of the previous results file."""
+    from . import __version__
+
+    con = duckdb.connect(str(building))
+    try:
+        con.execute(RUNS_DDL)
+        if previous.exists():
+            try:
+                con.execute(f"attach {_sql_string(str(previous))} as previous (read_only)")
+                has_runs = con.execute(
+                    "select count(*) from duckdb_tables() where database_name = 'previous' and table_name = 'runs'"
+                ).fetchone()[0]
+                if has_runs:
+                    con.execute("insert into main.runs select * from previous.main.runs")
+            except duckdb.Error:
+                pass  # an unreadable previous file has no history to carry over
+            finally:
+                con.execute("detach database if exists previous")
+        counts = dict(input_counts)
+        for table in (*RESULT_TABLES, "run_warnings"):
+            counts[table] = con.execute(f"select count(*) from main.{table}").fetchone()[0]
+        con.execute(
+            "insert into main.runs values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [run_id, started_at.replace(tzinfo=None), dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None),
+             __version__, file_sha256(programs),
+             json.dumps({name: file_sha256(path) for name, path in sorted(inputs.items())}, sort_keys=True),
+             json.dumps(counts, sort_keys=True), threads])
+        con.execute("checkpoint")
+    finally:
+        con.close()
 
 
 @dataclass
@@ -101,6 +170,7 @@ class Summary:
     offers_qualified: int
     total: str
     by_strategy: list[tuple[str, int, str]]
+    warnings: list[tuple[str, int, str]] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)
 
     def render(self) -> str:
@@ -114,6 +184,10 @@ class Summary:
         ]
         for strategy, rows, amount in self.by_strategy:
             lines.append(f"    {strategy:<18} {amount:>12}  ({rows:,} earning rows)")
+        if self.warnings:
+            lines.append(f"  warnings             {sum(n for _, n, _ in self.warnings):>12,}  (table run_warnings)")
+            for check_name, n, example in self.warnings:
+                lines.append(f"    {check_name:<36} {n:>6,} rows, e.g. {example}")
         if self.phases:
             lines.append("  timings              " + ", ".join(f"{k} {v:.2f}s" for k, v in self.phases.items()))
         return "\n".join(lines)
@@ -121,8 +195,6 @@ class Summary:
 
 def summarize(database: Path) -> Summary:
     """Figures of the results in `database` (opened read-only)."""
-    import duckdb
-
     con = duckdb.connect(str(database), read_only=True)
     try:
         participants, programs, offers, qualified = con.execute(
@@ -132,10 +204,13 @@ def summarize(database: Path) -> Summary:
         by_strategy = con.execute(
             "select strategy_key, count(*), sum(incentive_amount) from main.potential_earnings"
             " group by 1 order by 1").fetchall()
+        warnings = con.execute(
+            "select check_name, sum(row_count), min(table_name || ' ' || column_name || ' = ' || coalesce(bad_value, ''))"
+            " from main.run_warnings group by 1 order by 1").fetchall()
     finally:
         con.close()
     return Summary(participants, programs, offers, qualified, f"{total:,.2f}",
-                   [(s, n, f"{a:,.2f}") for s, n, a in by_strategy])
+                   [(s, n, f"{a:,.2f}") for s, n, a in by_strategy], [(c, int(n), e) for c, n, e in warnings])
 
 
 def run_dbt(args: list[str], database: Path, say: Say, threads: int = 1) -> None:
@@ -170,9 +245,8 @@ def run_dbt(args: list[str], database: Path, say: Say, threads: int = 1) -> None
 def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads: int = 1,
         unit_tests: bool = False) -> Summary:
     """Compile, load, build into a new file and atomically replace `database` on success."""
-    import duckdb
-
     started = time.perf_counter()
+    started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     phases: dict[str, float] = {}
     mark = [started]
 
@@ -203,21 +277,24 @@ def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads
         say(f"Loading {data_dir}")
         con = duckdb.connect(str(building))
         try:
-            counts = load_inputs(con, data_dir)
+            counts, sources = load_inputs(con, data_dir)
+            validate_inputs(con, sources)
             con.execute("checkpoint")
         finally:
             con.close()
         phase("load")
         say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
+        input_paths = {name: src.path for name, src in sources.items()}
+        run_id = make_run_id(started_at, programs, input_paths)
+        say(f"  run id {run_id}")
         say("Building (dbt build)")
-        args = ["build", "--vars", json.dumps({"rules_dir": str(rules_dir)})]
+        args = ["build", "--vars", json.dumps({"rules_dir": str(rules_dir), "run_id": run_id})]
         if not unit_tests:
             args += ["--exclude", "test_type:unit"]
         run_dbt(args, building, say, threads)
         phase("build")
-        con = duckdb.connect(str(building))
-        con.execute("checkpoint")
-        con.close()
+        record_run(building, database, run_id, started_at, programs, input_paths, counts, threads)
+        phase("record")
         os.replace(building, database)
         phase("swap")
     finally:

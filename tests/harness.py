@@ -58,7 +58,7 @@ def run_engine(programs: Any, tables: dict[str, list[dict[str, Any]]], workdir: 
                threads: int = 1, all_columns: bool = False) -> dict[str, list[dict[str, Any]]]:
     """Results of `incentives run` on these programs and tables, as lists of row dicts.
 
-    offer_results is cut to the SEMANTICS.md columns unless `all_columns`.
+    The tables are cut to the SEMANTICS.md columns (no run_id, no tier proximity) unless `all_columns`.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     programs_path = workdir / "programs.json"
@@ -69,6 +69,9 @@ def run_engine(programs: Any, tables: dict[str, list[dict[str, Any]]], workdir: 
     results = read_results(database)
     if not all_columns:
         results["offer_results"] = [{c: r[c] for c in OFFER_RESULTS_SEMANTICS} for r in results["offer_results"]]
+        for rows in results.values():
+            for row in rows:
+                row.pop("run_id", None)
     return results
 
 

@@ -112,7 +112,7 @@ def test_failed_run_keeps_previous_results(tmp_path: Path) -> None:
         reader.close()
     assert failed.returncode == 1
     assert "Traceback" not in failed.stderr
-    assert "unique_stg_transactions_transaction_id" in failed.stderr
+    assert "duplicate transaction_id" in failed.stderr and "line 4029" in failed.stderr
     assert _digest(database) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad", "results.duckdb"]
 

@@ -32,7 +32,8 @@ final as (
         stepped.next_tier_key,
         stepped.next_tier_threshold,
         stepped.next_tier_rate,
-        stepped.gap_to_next_tier
+        stepped.gap_to_next_tier,
+        {{ incentives.run_id() }} as run_id
     from offer_status
     left join earned
         on earned.entity_id = offer_status.entity_id

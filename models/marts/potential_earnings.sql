@@ -38,7 +38,8 @@ final as (
         value as incentivized_amount,
         incentive_amount,
         incentive_contribution_percent,
-        {{ incentives.divide('incentive_amount', 'value', 10) }} as incentive_effective_rate
+        {{ incentives.divide('incentive_amount', 'value', 10) }} as incentive_effective_rate,
+        {{ incentives.run_id() }} as run_id
     from calculated
 )
 

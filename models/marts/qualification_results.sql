@@ -27,10 +27,17 @@ offer_level as (
     where qualification_level = 'offer'
 ),
 
-final as (
+unioned as (
     select * from program_level
     union all
     select * from offer_level
+),
+
+final as (
+    select
+        unioned.*,
+        {{ incentives.run_id() }} as run_id
+    from unioned
 )
 
 select * from final
