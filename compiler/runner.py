@@ -213,6 +213,22 @@ def summarize(database: Path) -> Summary:
                    [(s, n, f"{a:,.2f}") for s, n, a in by_strategy], [(c, int(n), e) for c, n, e in warnings])
 
 
+def _release_dbt_database() -> None:
+    """Close the DuckDB database dbt-duckdb keeps open in this process after a command.
+
+    Without this, a later connection to the same path in this process would get that cached
+    database instance back, even after the file was renamed into place.
+    """
+    try:
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    except ImportError:  # another adapter
+        return
+    env = getattr(DuckDBConnectionManager, "_ENV", None)
+    if env is not None:
+        env.close()
+        DuckDBConnectionManager._ENV = None
+
+
 def run_dbt(args: list[str], database: Path, say: Say, threads: int = 1) -> None:
     """Invoke dbt in-process against `database`, printing one line per finished node."""
     from dbt.cli.main import dbtRunner
@@ -236,7 +252,10 @@ def run_dbt(args: list[str], database: Path, say: Say, threads: int = 1) -> None
 
     base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
             "--quiet", "--no-use-colors"]
-    result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
+    try:
+        result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
+    finally:
+        _release_dbt_database()
     if not result.success:
         detail = "\n  - ".join(failures) if failures else str(result.exception or "see logs/dbt.log")
         raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")
