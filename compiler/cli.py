@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -78,6 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted; the previous results are unchanged", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug, not bad input: still no traceback unless asked for
+        if os.environ.get("INCENTIVES_DEBUG"):
+            raise
+        print(f"error: internal error ({type(exc).__name__}: {exc}); the previous results are unchanged. "
+              "Set INCENTIVES_DEBUG=1 to see the traceback and please report it.", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

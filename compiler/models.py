@@ -40,6 +40,7 @@ TRANSACTION_TYPES = (
     "inventory",
 )
 MAX_SCALE = 10
+MAX_MAGNITUDE = Decimal(10) ** 28  # DECIMAL(38,10)
 
 
 def _to_decimal(value: Any) -> Any:
@@ -59,6 +60,8 @@ def _to_decimal(value: Any) -> Any:
         return value
     if not number.is_finite():
         raise ValueError("a finite number")
+    if abs(number) >= MAX_MAGNITUDE:
+        raise ValueError("a number below 10^28 in absolute value")
     exponent = number.normalize().as_tuple().exponent
     if isinstance(exponent, int) and -exponent > MAX_SCALE:
         raise ValueError(f"a number with at most {MAX_SCALE} decimal places")
