@@ -169,7 +169,7 @@ class Summary:
     offers: int
     offers_qualified: int
     total: str
-    by_strategy: list[tuple[str, int, str]]
+    by_strategy: list[tuple[str, int, int, str, int]]
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)
 
@@ -182,8 +182,8 @@ class Summary:
             f"  offers qualified     {self.offers_qualified:>12,}  (participant x offer)",
             f"  potential earnings   {self.total:>12}",
         ]
-        for strategy, rows, amount in self.by_strategy:
-            lines.append(f"    {strategy:<18} {amount:>12}  ({rows:,} earning rows)")
+        for strategy, offers, qualified, amount, rows in self.by_strategy:
+            lines.append(f"    {strategy:<18} {amount:>12}  ({offers} offers, {qualified:,} qualified, {rows:,} earning rows)")
         if self.warnings:
             lines.append(f"  warnings             {sum(n for _, n, _ in self.warnings):>12,}  (table run_warnings)")
             for check_name, n, example in self.warnings:
@@ -202,15 +202,19 @@ def summarize(database: Path) -> Summary:
             " count(*) filter (where qualified) from main.offer_results").fetchone()
         total = con.execute("select coalesce(sum(incentive_amount), 0) from main.offer_results").fetchone()[0]
         by_strategy = con.execute(
-            "select strategy_key, count(*), sum(incentive_amount) from main.potential_earnings"
-            " group by 1 order by 1").fetchall()
+            "with offers as (select r.strategy_key, o.offer_key, o.qualified, o.incentive_amount"
+            "  from main.offer_results o join main_internal.stg_rules__offers r using (offer_key)),"
+            " earning as (select strategy_key, count(*) as earning_rows from main.potential_earnings group by 1)"
+            " select offers.strategy_key, count(distinct offer_key), count(*) filter (where qualified),"
+            " sum(incentive_amount), coalesce(max(earning.earning_rows), 0)"
+            " from offers left join earning using (strategy_key) group by 1 order by 1").fetchall()
         warnings = con.execute(
             "select check_name, sum(row_count), min(table_name || ' ' || column_name || ' = ' || coalesce(bad_value, ''))"
             " from main.run_warnings group by 1 order by 1").fetchall()
     finally:
         con.close()
     return Summary(participants, programs, offers, qualified, f"{total:,.2f}",
-                   [(s, n, f"{a:,.2f}") for s, n, a in by_strategy], [(c, int(n), e) for c, n, e in warnings])
+                   [(s, o, q, f"{a:,.2f}", n) for s, o, q, a, n in by_strategy], [(c, int(n), e) for c, n, e in warnings])
 
 
 def _release_dbt_database() -> None:

@@ -218,3 +218,18 @@ def test_tier_proximity(tmp_path: Path) -> None:
     assert row["next_tier_key"] == "10_percent_greater_than_or_equal_to_1000"
     assert row["next_tier_threshold"] == D(1000) and row["next_tier_rate"] == D(10)
     assert row["gap_to_next_tier"] == D(250)
+
+
+def test_stack_coverage(tmp_path: Path) -> None:
+    """stack_coverage and offer_results show each set's coverage and the overlap."""
+    results = run_engine(PROGRAMS, TABLES, tmp_path, all_columns=True)
+    from tests.harness import read_results
+
+    (coverage,) = [read_results(tmp_path / "results.duckdb", ("stack_coverage",))["stack_coverage"]]
+    rows = {r["set_key"]: r for r in coverage if r["entity_id"] == "grower_retailer"}
+    assert rows["seed"]["set_coverage"] == D(2000)
+    assert rows["seed_treatment"]["set_coverage"] == D("1084.7457627119")
+    assert rows["seed"]["overlap"] == rows["seed_treatment"]["overlap"] == D("1084.7457627119")
+    (offer,) = [r for r in results["offer_results"]
+                if r["entity_id"] == "grower_retailer" and r["offer_key"].endswith(".ilevo")]
+    assert offer["stacked_overlap"] == D("1084.7457627119")

@@ -20,53 +20,15 @@ transactions as (
 ),
 
 set_transactions as (
-    select
-        qualified.entity_id,
-        set_skus.program_key,
-        set_skus.offer_key,
-        qualified.calculator_key as offer_calculator,
-        qualified.strategy_key,
-        set_skus.set_key,
-        set_skus.sku_key,
-        set_skus.rate,
-        set_skus.measure,
-        transactions.transaction_id,
-        transactions.quantity,
-        transactions.uom_key,
-        transactions.amount,
-        transactions.value,
-        {{ incentives.divide('transactions.quantity', 'set_skus.conversion_rate', 10) }} as coverage
-    from set_skus
-    inner join qualified on qualified.offer_key = set_skus.offer_key
-    inner join transactions
-        on transactions.entity_id = qualified.entity_id
-        and transactions.sku_key = set_skus.sku_key
-    where (set_skus.transaction_type is null or set_skus.transaction_type = transactions.transaction_type)
-        and transactions.transaction_date >= set_skus.start_date
-        and transactions.transaction_date <= set_skus.end_date
-        and transactions.uom_key = set_skus.from_uom
+    {{ incentives._stacked_set_transactions('qualified') }}
 ),
 
 set_coverage as (
-    select entity_id, offer_key, set_key, sum(coverage) as set_coverage
-    from set_transactions
-    group by entity_id, offer_key, set_key
+    {{ incentives._stacked_set_coverage() }}
 ),
 
 stack_overlap as (
-    select
-        qualified.entity_id,
-        stacks.offer_key,
-        stacks.stack_key,
-        case when min(coalesce(set_coverage.set_coverage, 0)) > 0
-             then min(set_coverage.set_coverage) else 0 end as overlap
-    from stacks
-    inner join qualified on qualified.offer_key = stacks.offer_key
-    left join set_coverage
-        on set_coverage.entity_id = qualified.entity_id
-        and set_coverage.offer_key = stacks.offer_key
-        and set_coverage.set_key = stacks.set_key
-    group by qualified.entity_id, stacks.offer_key, stacks.stack_key
+    {{ incentives._stacked_overlap('qualified') }}
 ),
 
 contributions as (

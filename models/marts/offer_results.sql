@@ -12,6 +12,16 @@ stepped as (
     select * from {{ ref('int_stepped_thresholds') }}
 ),
 
+stack_coverage as (
+    select * from {{ ref('stack_coverage') }}
+),
+
+stacked as (
+    select entity_id, offer_key, sum(overlap) as stacked_overlap
+    from (select distinct entity_id, offer_key, stack_key, overlap from stack_coverage) as stacks
+    group by entity_id, offer_key
+),
+
 earned as (
     select entity_id, offer_key, sum(incentive_amount) as incentive_amount
     from earnings
@@ -33,6 +43,7 @@ final as (
         stepped.next_tier_threshold,
         stepped.next_tier_rate,
         stepped.gap_to_next_tier,
+        stacked.stacked_overlap,
         {{ incentives.run_id() }} as run_id
     from offer_status
     left join earned
@@ -41,6 +52,9 @@ final as (
     left join stepped
         on stepped.entity_id = offer_status.entity_id
         and stepped.offer_key = offer_status.offer_key
+    left join stacked
+        on stacked.entity_id = offer_status.entity_id
+        and stacked.offer_key = offer_status.offer_key
 )
 
 select * from final
