@@ -428,20 +428,23 @@ class _Generator:
         self.rules = RuleSet()
         self.bounds: set[dt.date] = set()
 
-    def period(self, periods: dict[str, TimePeriod], key: str | None) -> tuple[dt.date, dt.date]:
+    def period(self, periods: dict[str, TimePeriod], key: str | None, cut: bool = False) -> tuple[dt.date, dt.date]:
+        """A period's dates (open when absent). `cut`: filters pre-aggregate on time buckets, so
+        their period bounds cut the buckets; earning rules match transactions directly."""
         if key is None:
             return MIN_DATE, MAX_DATE
         p = periods[key]
-        self.bounds.add(p.start_date)
-        if p.end_date < MAX_DATE:
-            self.bounds.add(p.end_date + dt.timedelta(days=1))
+        if cut:
+            self.bounds.add(p.start_date)
+            if p.end_date < MAX_DATE:
+                self.bounds.add(p.end_date + dt.timedelta(days=1))
         return p.start_date, p.end_date
 
     def filter_id(self, filters: list[Filter] | None, periods: dict[str, TimePeriod]) -> int | None:
         """Id of a filter group (a union of entries); identical groups share one id. None: no entries."""
         rows: set[tuple[str | None, str | None, str, str]] = set()
         for f in filters or []:
-            start, end = self.period(periods, f.period_key)
+            start, end = self.period(periods, f.period_key, cut=True)
             for sku in sorted(set(f.sku_keys)) if f.sku_keys else [None]:
                 rows.add((sku, f.transaction_type, start.isoformat(), end.isoformat()))
         if not rows:
