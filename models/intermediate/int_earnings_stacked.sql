@@ -1,3 +1,6 @@
+-- materialized as a view: potential_earnings computes and writes the earning rows once
+{{ config(materialized='view') }}
+
 -- Stacked offers: set coverage = the participant's net coverage units (quantity / conversion
 -- rate, only where the uom is the conversion's `from`); a stack's overlap = the smallest set
 -- coverage (0 if any <= 0). Each paying transaction of a set in a stack with overlap earns

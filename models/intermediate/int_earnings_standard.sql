@@ -1,3 +1,6 @@
+-- materialized as a view: potential_earnings computes and writes the earning rows once
+{{ config(materialized='view') }}
+
 -- Standard offers: each incentives[] entry pays the participant's transactions matching its
 -- period, transaction type and a SKU of its rates. fixed_amount shares the entry x SKU total
 -- over those transactions in proportion to value (nothing when they sum to 0 or less).
@@ -40,11 +43,24 @@ matched as (
         and transactions.transaction_date <= rates.end_date
 ),
 
+share_totals as (
+    -- only fixed_amount shares a total (a window over every earning row would cost a sort)
+    select entity_id, offer_key, incentive_rate_key, sku_key, sum(value) as share_total
+    from matched
+    where offer_calculator = 'fixed_amount'
+    group by entity_id, offer_key, incentive_rate_key, sku_key
+),
+
 shared as (
     select
         matched.*,
-        sum(value) over (partition by entity_id, offer_key, incentive_rate_key, sku_key) as share_total
+        share_totals.share_total
     from matched
+    left join share_totals
+        on share_totals.entity_id = matched.entity_id
+        and share_totals.offer_key = matched.offer_key
+        and share_totals.incentive_rate_key = matched.incentive_rate_key
+        and share_totals.sku_key = matched.sku_key
 ),
 
 final as (

@@ -1,0 +1,530 @@
+"""Benchmark the incentive engine end to end against a DuckDB floor.
+
+    python bench/run.py --sizes 1M,3M,10M [--participants 10000 --programs 1000]
+                        [--no-enrollments-size 1M] [--catalogue 5000] [--explain 1]
+                        [--out bench/results.md]
+
+For each size: generate the data (cached under bench/data/<params>/, see bench/generate.py),
+time `incentives run` in a subprocess while sampling the peak RSS of its whole process tree
+(/proc every 0.2 s), read the phase timings of its summary line and the per-model times of
+target/run_results.json, count the rows of the three result tables, and time the floor: ONE
+DuckDB query (python duckdb, fresh connection, default threads) that reads the same
+transactions parquet, joins it to the SKU -> offer table of the same programs (standard rates'
+SKUs, stepped earning filters' SKUs, stacked sets' conversion SKUs) and writes the amount per
+participant x offer to a table. Then `incentives compile` + `dbt parse` of a catalogue of
+--catalogue programs. Prints the machine, a markdown table, and writes it to --out.
+
+With --explain K, the K slowest models of each run are re-run with EXPLAIN ANALYZE against a
+copy of the built database (profiles in bench/out/<name>.explain.<model>.txt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+PROJECT = BENCH.parent
+VENV_BIN = PROJECT / ".venv" / "bin"
+PYTHON = VENV_BIN / "python"
+INCENTIVES = VENV_BIN / "incentives"
+DBT = VENV_BIN / "dbt"
+RUN_RESULTS = PROJECT / "target" / "run_results.json"
+DATA_ROOT = BENCH / "data"
+OUT_ROOT = BENCH / "out"
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+sys.path.insert(0, str(BENCH))
+from generate import parse_count  # noqa: E402
+
+
+def human(n: int) -> str:
+    for unit, div in (("M", 1_000_000), ("k", 1_000)):
+        if n >= div and n % (div // 10) == 0:
+            text = f"{n / div:.1f}".rstrip("0").rstrip(".")
+            return text + unit
+    return str(n)
+
+
+# ------------------------------------------------------------------------------------- machine
+
+def machine() -> str:
+    mem_kb = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem_kb = int(line.split()[1])
+    model = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    import duckdb
+    return (f"nproc {os.cpu_count()}, memory {mem_kb / 1024 / 1024:.1f} GiB, CPU {model}, "
+            f"{platform.system()} {platform.release()}, Python {platform.python_version()}, "
+            f"duckdb {duckdb.__version__}")
+
+
+# ----------------------------------------------------------------------------------- processes
+
+def tree_rss(root: int) -> int:
+    """Bytes of resident memory of `root` and all its descendants."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        children[ppid].append(int(name))
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        try:
+            with open(f"/proc/{pid}/statm") as f:
+                total += int(f.read().split()[1]) * PAGE
+        except OSError:
+            pass
+        stack.extend(children.get(pid, []))
+    return total
+
+
+def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int]:
+    """Run `cmd` (output to `log`); exit code, wall seconds, peak tree RSS bytes. `hook()` is
+    called at every poll and once after the exit."""
+    started = time.perf_counter()
+    peak = 0
+    with log.open("w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=PROJECT)
+        while proc.poll() is None:
+            peak = max(peak, tree_rss(proc.pid))
+            if hook:
+                hook()
+            time.sleep(0.2)
+    seconds = time.perf_counter() - started
+    if hook:
+        hook()
+    return proc.returncode, seconds, peak
+
+
+# ---------------------------------------------------------------------------------------- data
+
+def data_dir(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool) -> Path:
+    return DATA_ROOT / f"t{human(n_tx)}_e{human(n_ent)}_p{human(n_prog)}_s{seed}{'' if enrollments else '_noenr'}"
+
+
+def ensure_data(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool) -> tuple[Path, float | None]:
+    """The cached data folder (generated when missing) and the generation seconds (None: cached)."""
+    out = data_dir(n_tx, n_ent, n_prog, seed, enrollments)
+    marker = out / ".complete"
+    if marker.exists():
+        return out, None
+    if out.exists():
+        shutil.rmtree(out)
+    cmd = [str(PYTHON), str(BENCH / "generate.py"), "--transactions", str(n_tx), "--participants", str(n_ent),
+           "--programs", str(n_prog), "--seed", str(seed), "--out", str(out)]
+    if not enrollments:
+        cmd.append("--no-enrollments")
+    print(f"  generating {out.relative_to(PROJECT)}", flush=True)
+    started = time.perf_counter()
+    subprocess.run(cmd, check=True, cwd=PROJECT)
+    seconds = time.perf_counter() - started
+    marker.write_text(json.dumps({"cmd": cmd[1:], "seconds": round(seconds, 1)}) + "\n")
+    return out, seconds
+
+
+def sku_offer_rows(programs_path: Path) -> list[tuple[str, str]]:
+    """Every offer's earning SKUs: standard rates, stepped earning filters, stacked conversions."""
+    programs = json.loads(programs_path.read_text())
+    if isinstance(programs, dict):
+        programs = programs["programs"]
+    rows: set[tuple[str, str]] = set()
+    for p in programs:
+        for o in p.get("offers", []):
+            key = o["key"]
+            if o["strategy_key"] == "standard":
+                for inc in o.get("incentives") or []:
+                    rows.update((r["sku_key"], key) for r in inc.get("rates", []))
+            elif o["strategy_key"] == "stepped":
+                for f in o["incentive"].get("filters", []):
+                    rows.update((s, key) for s in f.get("sku_keys") or [])
+            elif o["strategy_key"] == "stacked":
+                for s in o["incentive"]["sku_sets"]:
+                    rows.update((r["sku_key"], key) for r in s["conversion"]["rates"])
+    return sorted(rows)
+
+
+def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[float, list[float], int, int]:
+    """The one-query floor: median seconds over `repeats` fresh databases and connections, every
+    timing, its output rows, and the SKU -> offer rows."""
+    import duckdb
+
+    db = OUT_ROOT / f"{name}.floor.duckdb"
+    rows = sku_offer_rows(programs)
+    timings, n = [], 0
+    with tempfile.TemporaryDirectory(dir=OUT_ROOT) as tmp:
+        path = Path(tmp) / "sku_offer.csv"
+        with path.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["sku_key", "offer_key"])
+            w.writerows(rows)
+        for _ in range(max(1, repeats)):
+            for p in (db, Path(str(db) + ".wal")):
+                if p.exists():
+                    p.unlink()
+            con = duckdb.connect(str(db))
+            con.execute(f"create table sku_offer as select * from read_csv('{path}', header = true, all_varchar = true)")
+            con.execute("checkpoint")
+            con.close()
+            con = duckdb.connect(str(db))  # fresh connection, default settings (threads = all cores)
+            started = time.perf_counter()
+            con.execute(f"""
+                create table floor as
+                select t.entity_id, so.offer_key, sum(t.amount) as amount
+                from read_parquet('{data / "transactions.parquet"}') as t
+                inner join sku_offer as so on so.sku_key = t.sku_key
+                group by t.entity_id, so.offer_key
+            """)
+            timings.append(time.perf_counter() - started)
+            n = con.execute("select count(*) from floor").fetchone()[0]
+            con.close()
+    return sorted(timings)[len(timings) // 2], timings, n, len(rows)
+
+
+# ----------------------------------------------------------------------------------------- run
+
+TIMINGS = re.compile(r"^\s*timings\s+(.*)$", re.M)
+
+
+def parse_timings(text: str) -> dict[str, float]:
+    m = TIMINGS.search(text)
+    if not m:
+        return {}
+    out = {}
+    for part in m.group(1).split(","):
+        name, _, value = part.strip().rpartition(" ")
+        try:
+            out[name] = float(value.rstrip("s"))
+        except ValueError:
+            pass
+    return out
+
+
+class RunResultsWatcher:
+    """Keeps the target/run_results.json written by our run. target/ is shared with whoever else
+    runs dbt in the project, so the file is read whenever it changes during the run and kept only
+    when its relations live in our database (catalog = the database file's stem)."""
+
+    def __init__(self, catalog: str, copy_to: Path):
+        self.catalog = catalog
+        self.copy_to = copy_to
+        self.seen: float | None = RUN_RESULTS.stat().st_mtime if RUN_RESULTS.exists() else None
+        self.data: dict | None = None
+
+    def __call__(self) -> None:
+        try:
+            mtime = RUN_RESULTS.stat().st_mtime
+        except OSError:
+            return
+        if mtime == self.seen:
+            return
+        try:
+            data = json.loads(RUN_RESULTS.read_text())
+        except (OSError, ValueError):
+            return  # being written: retry at the next poll
+        self.seen = mtime
+        relations = [r.get("relation_name") or "" for r in data.get("results", [])]
+        if any(rel.startswith(f'"{self.catalog}".') for rel in relations):
+            self.data = data
+            self.copy_to.write_text(json.dumps(data))
+
+
+def model_times(results: dict | None) -> tuple[list[tuple[str, float]], float, float]:
+    """(model, seconds) slowest first, total model seconds, total test seconds."""
+    if not results:
+        return [], 0.0, 0.0
+    models, tests = [], 0.0
+    for r in results.get("results", []):
+        uid = r.get("unique_id", "")
+        if uid.startswith("model."):
+            models.append((uid.split(".")[-1], float(r.get("execution_time") or 0)))
+        elif uid.startswith("test."):
+            tests += float(r.get("execution_time") or 0)
+    models.sort(key=lambda x: -x[1])
+    return models, sum(t for _, t in models), tests
+
+
+def _operators(node: dict, depth: int = 0, out: list | None = None) -> list[tuple[int, dict, int]]:
+    """Flatten a JSON profile: (depth, operator, rows in = sum of the children's rows out)."""
+    out = [] if out is None else out
+    children = node.get("children", [])
+    out.append((depth, node, sum(int(c.get("operator_cardinality", c.get("intermediate_rows", 0)) or 0)
+                                 for c in children)))
+    for child in children:
+        _operators(child, depth + 1, out)
+    return out
+
+
+def _rows_out(node: dict) -> int:
+    return int(node.get("operator_cardinality", node.get("intermediate_rows", 0)) or 0)
+
+
+def _detail(node: dict) -> str:
+    info = node.get("extra_info") or {}
+    parts = []
+    for key in ("Table", "Join Type", "Conditions", "Groups", "Aggregates", "Filters", "Partition By", "Function"):
+        value = info.get(key)
+        if value:
+            text = " ".join(str(value).split()) if not isinstance(value, list) else "; ".join(map(str, value))
+            parts.append(f"{key}: {text[:160]}")
+    return " | ".join(parts)
+
+
+def explain(results: dict, database: Path, name: str, top: int) -> list[Path]:
+    """EXPLAIN ANALYZE of the `top` slowest models against a copy of the built database: a profile
+    tree (operator, seconds, rows in -> rows out, conditions) and its 10 costliest operators."""
+    import duckdb
+
+    written = []
+    nodes = sorted((r for r in results.get("results", []) if r["unique_id"].startswith("model.")),
+                   key=lambda r: -float(r.get("execution_time") or 0))[:top]
+    copy = OUT_ROOT / f"{name}.explain.duckdb"
+    shutil.copyfile(database, copy)
+    try:
+        for node in nodes:
+            sql = node.get("compiled_code")
+            relation = node.get("relation_name") or ""
+            if not sql:
+                continue
+            catalog = relation.split(".")[0].strip('"') if relation else "main"
+            con = duckdb.connect()
+            con.execute(f"attach '{copy}' as \"{catalog}\"")
+            con.execute(f'use "{catalog}"')
+            started = time.perf_counter()
+            try:
+                profile = json.loads(con.execute("explain (analyze, format json) " + sql).fetchall()[0][-1])
+            except duckdb.Error as exc:
+                print(f"  explain analyze of {node['unique_id']} failed: {str(exc).splitlines()[0]}")
+                continue
+            finally:
+                con.close()
+            seconds = time.perf_counter() - started
+            ops = []
+            for root in profile.get("operator", profile.get("children", [])) if isinstance(profile, dict) else profile:
+                ops += _operators(root)
+            model = node["unique_id"].split(".")[-1]
+            lines = [f"-- {model}: EXPLAIN ANALYZE {seconds:.2f}s (dbt execution_time "
+                     f"{float(node.get('execution_time') or 0):.2f}s)", "", "-- costliest operators "
+                     "(own time; rows in = rows out of the children)"]
+            for depth, op, rows_in in sorted(ops, key=lambda x: -float(x[1].get("operator_timing", x[1].get("timing", 0)) or 0))[:10]:
+                t = float(op.get("operator_timing", op.get("timing", 0)) or 0)
+                lines.append(f"{t:8.2f}s  {op.get('name', op.get('operator_name', '?')):<22} "
+                             f"in {rows_in:>13,}  out {_rows_out(op):>13,}  {_detail(op)}")
+            lines += ["", "-- profile tree"]
+            for depth, op, rows_in in ops:
+                t = float(op.get("operator_timing", op.get("timing", 0)) or 0)
+                lines.append(f"{'  ' * depth}{op.get('name', op.get('operator_name', '?'))} {t:.2f}s "
+                             f"in {rows_in:,} out {_rows_out(op):,}  {_detail(op)}")
+            lines += ["", "-- compiled SQL", sql]
+            path = OUT_ROOT / f"{name}.explain.{model}.txt"
+            path.write_text("\n".join(lines) + "\n")
+            written.append(path)
+    finally:
+        copy.unlink(missing_ok=True)
+        Path(str(copy) + ".wal").unlink(missing_ok=True)
+    return written
+
+
+def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool, threads: int | None,
+               explain_top: int, floor_repeats: int = 3) -> dict:
+    label = human(n_tx) + ("" if enrollments else " (no enrollments)")
+    print(f"\n== {label}: {n_tx:,} transactions, {n_ent:,} participants, {n_prog:,} programs", flush=True)
+    data, gen_seconds = ensure_data(n_tx, n_ent, n_prog, seed, enrollments)
+    name = data.name
+    OUT_ROOT.mkdir(parents=True, exist_ok=True)
+    database = OUT_ROOT / f"{name}.duckdb"
+    for p in OUT_ROOT.glob(f"{name}.duckdb*"):
+        if p.is_file():
+            p.unlink()
+    cmd = [str(INCENTIVES), "run", "--programs", str(data / "programs.json"), "--data", str(data / "data"),
+           "--database", str(database)]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    log = OUT_ROOT / f"{name}.log"
+    watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.run_results.json")
+    code, seconds, peak = monitored(cmd, log, watcher)
+    output = log.read_text()
+    if code != 0:
+        print(output[-4000:])
+        raise SystemExit(f"incentives run failed with exit code {code} (log: {log})")
+    results = watcher.data
+    if results is None:
+        print("  warning: target/run_results.json of this run was not seen (overwritten by another dbt run?)")
+    phases = parse_timings(output)
+    models, model_total, test_total = model_times(results)
+    import duckdb
+
+    con = duckdb.connect(str(database), read_only=True)
+    rows = {t: con.execute(f"select count(*) from main.{t}").fetchone()[0]
+            for t in ("qualification_results", "potential_earnings", "offer_results")}
+    participants, pairs = con.execute(
+        "select count(distinct entity_id), count(*) from main.offer_results").fetchone()
+    con.close()
+    enroll_path = data / "data" / "enrollments.parquet"
+    n_enroll = None
+    if enroll_path.exists():
+        c = duckdb.connect()
+        n_enroll = c.execute(f"select count(*) from read_parquet('{enroll_path}')").fetchone()[0]
+        c.close()
+    floor_s, floor_all, floor_rows, sku_offers = floor(data / "data", data / "programs.json", name, floor_repeats)
+    result = dict(label=label, transactions=n_tx, participants=n_ent, programs=n_prog, enrollments=n_enroll,
+                  seconds=seconds, floor=floor_s, floor_all=floor_all, floor_rows=floor_rows, sku_offers=sku_offers,
+                  ratio=seconds / floor_s if floor_s else float("nan"), peak=peak, rows=rows,
+                  models=models, model_total=model_total, test_total=test_total, phases=phases,
+                  generated=gen_seconds, participants_seen=participants, offer_pairs=pairs)
+    print(f"  end-to-end {seconds:.1f}s (phases: {', '.join(f'{k} {v:.1f}s' for k, v in phases.items())}), "
+          f"peak RSS {peak / 2**30:.2f} GB", flush=True)
+    print(f"  floor {floor_s:.2f}s (median of {', '.join(f'{t:.2f}' for t in floor_all)}; {floor_rows:,} participant x offer rows from {sku_offers:,} SKU x offer rows), "
+          f"ratio {result['ratio']:.1f}x", flush=True)
+    print("  rows out: " + ", ".join(f"{k} {v:,}" for k, v in rows.items()), flush=True)
+    if models:
+        print(f"  dbt: models {model_total:.1f}s, tests {test_total:.1f}s; slowest: "
+              + ", ".join(f"{m} {t:.1f}s" for m, t in models[:5]), flush=True)
+    if explain_top and results:
+        for path in explain(results, database, name, explain_top):
+            print(f"  explain analyze: {path.relative_to(PROJECT)}", flush=True)
+    return result
+
+
+def catalogue(n_prog: int, seed: int) -> dict:
+    """Seconds of `incentives compile` and of `dbt parse` for a catalogue of `n_prog` programs."""
+    print(f"\n== catalogue of {n_prog:,} programs: compile + dbt parse", flush=True)
+    out = DATA_ROOT / f"programs_p{human(n_prog)}_s{seed}"
+    programs = out / "programs.json"
+    if not (out / ".complete").exists():
+        subprocess.run([str(PYTHON), str(BENCH / "generate.py"), "--programs", str(n_prog), "--programs-only",
+                        "--seed", str(seed), "--out", str(out)], check=True, cwd=PROJECT)
+        (out / ".complete").write_text("programs only\n")
+    size_mb = programs.stat().st_size / 2**20
+    OUT_ROOT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=OUT_ROOT, prefix="catalogue_") as tmp:
+        rules = Path(tmp) / "rules"
+        code, compile_s, compile_peak = monitored([str(INCENTIVES), "compile", str(programs), "--out", str(rules)],
+                                                  Path(tmp) / "compile.log")
+        if code != 0:
+            print((Path(tmp) / "compile.log").read_text()[-4000:])
+            raise SystemExit("incentives compile failed")
+        rule_rows = sum(max(0, sum(1 for _ in p.open()) - 2) for p in rules.glob("*.csv"))
+        # A private target/log path so the project's target/ (partial parse, run_results) is untouched.
+        parse_cmd = [str(DBT), "parse", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT / "profiles"),
+                     "--vars", json.dumps({"rules_dir": str(rules)}), "--target-path", str(Path(tmp) / "target"),
+                     "--log-path", str(Path(tmp) / "logs")]
+        code, parse_s, parse_peak = monitored(parse_cmd, Path(tmp) / "parse.log")
+        if code != 0:
+            print((Path(tmp) / "parse.log").read_text()[-4000:])
+            raise SystemExit("dbt parse failed")
+    print(f"  programs.json {size_mb:.1f} MB; compile {compile_s:.1f}s ({rule_rows:,} rule rows, "
+          f"peak RSS {compile_peak / 2**30:.2f} GB); dbt parse {parse_s:.1f}s", flush=True)
+    return dict(programs=n_prog, size_mb=size_mb, compile=compile_s, parse=parse_s, rule_rows=rule_rows,
+                compile_peak=compile_peak, parse_peak=parse_peak)
+
+
+# -------------------------------------------------------------------------------------- report
+
+def report(machine_text: str, results: list[dict], cat: dict | None, args: argparse.Namespace) -> str:
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Machine: {machine_text}.",
+        f"Generated by `python bench/run.py {' '.join(sys.argv[1:])}` on "
+        f"{dt.datetime.now().strftime('%Y-%m-%d %H:%M')}; engine threads: {args.threads or 'default'}.",
+        "",
+        "| size | participants | programs | enrollments | transactions | end-to-end s | floor s | ratio "
+        "| peak RSS GB | rows out (qualification / earnings / offer) | slowest models (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for r in results:
+        enr = f"{r['enrollments']:,}" if r["enrollments"] is not None else "none (all pairs)"
+        rows = " / ".join(f"{r['rows'][t]:,}" for t in ("qualification_results", "potential_earnings",
+                                                         "offer_results"))
+        slow = ", ".join(f"{m} {t:.1f}" for m, t in r["models"][:5]) or "n/a"
+        lines.append(f"| {r['label']} | {r['participants']:,} | {r['programs']:,} | {enr} | {r['transactions']:,} "
+                     f"| {r['seconds']:.1f} | {r['floor']:.2f} | {r['ratio']:.1f}x | {r['peak'] / 2**30:.2f} "
+                     f"| {rows} | {slow} |")
+    lines += ["", "Phases of `incentives run` (from its summary line) and dbt node totals "
+              "(from target/run_results.json):", "",
+              "| size | " + " | ".join(["compile", "load", "build", "other", "total"]) +
+              " | dbt models s | dbt tests s | participant x offer pairs | floor rows | data generation s |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        p = r["phases"]
+        other = sum(v for k, v in p.items() if k not in ("compile", "load", "build", "total"))
+        gen = f"{r['generated']:.1f}" if r["generated"] is not None else "cached"
+        lines.append(f"| {r['label']} | {p.get('compile', 0):.1f} | {p.get('load', 0):.1f} | {p.get('build', 0):.1f} "
+                     f"| {other:.1f} | {p.get('total', 0):.1f} | {r['model_total']:.1f} | {r['test_total']:.1f} "
+                     f"| {r['offer_pairs']:,} | {r['floor_rows']:,} | {gen} |")
+    if cat:
+        lines += ["", f"Catalogue of {cat['programs']:,} programs ({cat['size_mb']:.1f} MB JSON): "
+                  f"`incentives compile` {cat['compile']:.1f}s ({cat['rule_rows']:,} rule rows, peak RSS "
+                  f"{cat['compile_peak'] / 2**30:.2f} GB), `dbt parse` {cat['parse']:.1f}s."]
+    lines += ["", f"Floor: median of {args.floor_repeats} runs of one DuckDB query (fresh database and connection each, default threads) reading the same transactions "
+              "parquet, joined to the SKU -> offer table of the same programs (standard rates' SKUs, stepped "
+              "earning filters' SKUs, stacked conversion SKUs), summing amount per participant x offer into a "
+              "table; it ignores enrollments, prices and qualifications and writes no per-transaction rows. End-to-end "
+              "includes compile, load, dbt build (with data tests), run record, checkpoint and swap. Peak RSS: the "
+              "whole process tree, sampled every 0.2 s.", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1M", help="comma-separated transaction counts, e.g. 1M,3M,10M")
+    ap.add_argument("--participants", type=parse_count, default=10_000)
+    ap.add_argument("--programs", type=parse_count, default=1_000)
+    ap.add_argument("--no-enrollments-size", type=parse_count, default=None,
+                    help="also run this size without enrollments (every participant x every program)")
+    ap.add_argument("--catalogue", type=parse_count, default=5_000,
+                    help="programs in the compile + dbt parse catalogue (0: skip)")
+    ap.add_argument("--threads", type=int, default=None, help="--threads passed to incentives run")
+    ap.add_argument("--explain", type=int, default=0, help="EXPLAIN ANALYZE the K slowest models of each run")
+    ap.add_argument("--floor-repeats", type=int, default=3, help="floor runs (the median is reported)")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--out", type=Path, default=BENCH / "results.md")
+    args = ap.parse_args(argv)
+
+    machine_text = machine()
+    print(f"Machine: {machine_text}", flush=True)
+    results = []
+    for size in [parse_count(s) for s in args.sizes.split(",") if s.strip()]:
+        results.append(bench_size(size, args.participants, args.programs, args.seed, True, args.threads,
+                                  args.explain, args.floor_repeats))
+    if args.no_enrollments_size:
+        results.append(bench_size(args.no_enrollments_size, args.participants, args.programs, args.seed, False,
+                                  args.threads, args.explain, args.floor_repeats))
+    cat = catalogue(args.catalogue, args.seed) if args.catalogue else None
+    text = report(machine_text, results, cat, args)
+    print("\n" + text)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
