@@ -10,6 +10,8 @@ from pathlib import Path
 from . import __version__
 from .errors import IncentivesError
 
+TARGETS = ("duckdb", "postgres", "spark")
+
 DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 
 
@@ -26,6 +28,11 @@ def cmd_compile(args: argparse.Namespace) -> int:
     rules, _ = compile_text(_read(args.programs), str(args.programs))
     written = write_rules(rules, args.out)
     print(f"Compiled {rules.programs} programs, {rules.offers} offers into {len(written)} rule tables in {args.out}")
+    if args.target != "duckdb":
+        from .engines import compile_to_target
+
+        loaded = compile_to_target(args.programs, args.out, args.target, args.rules_schema)
+        print(f"Loaded {loaded} rule tables into schema {args.rules_schema} of target {args.target}")
     return 0
 
 
@@ -40,7 +47,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run
 
-    summary = run(args.programs, args.data, args.database, threads=args.threads)
+    if args.target == "duckdb" and args.database is None:
+        raise IncentivesError("--database FILE.duckdb is needed with the duckdb target")
+    summary = run(args.programs, args.data, args.database, threads=args.threads, target=args.target)
     print(summary.render())
     return 0
 
@@ -53,16 +62,24 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compile", help="compile programs JSON into the rule tables the dbt project reads")
     p.add_argument("programs", type=Path, help="GET /programs JSON file")
     p.add_argument("--out", type=Path, default=DEFAULT_RULES_DIR, help="output folder (default: the project's rules/)")
+    p.add_argument("--target", choices=TARGETS, default="duckdb",
+                   help="postgres or spark: also load the rule tables into that target of profiles/profiles.yml "
+                        "(DuckDB reads the CSVs)")
+    p.add_argument("--rules-schema", default="incentive_rules",
+                   help="schema of the loaded rule tables (the dbt var rules_schema; default incentive_rules)")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("validate", help="check programs JSON and report every problem; changes nothing")
     p.add_argument("programs", type=Path)
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("run", help="compile, load input files, dbt build into a DuckDB file")
+    p = sub.add_parser("run", help="compile, load input files, dbt build into a DuckDB file (or PostgreSQL, Spark)")
     p.add_argument("--programs", type=Path, required=True, help="GET /programs JSON file")
     p.add_argument("--data", type=Path, required=True, help="folder with transactions and products (.csv or .parquet) and the optional inputs")
-    p.add_argument("--database", type=Path, required=True, help="DuckDB file that receives the results")
+    p.add_argument("--database", type=Path, help="DuckDB file that receives the results (duckdb target)")
+    p.add_argument("--target", choices=TARGETS, default="duckdb",
+                   help="the profiles/profiles.yml target to build on: duckdb (default), postgres or spark; "
+                        "postgres and spark leave the results in the target's schema")
     p.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
     p.set_defaults(func=cmd_run)
     return parser

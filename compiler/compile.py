@@ -7,6 +7,7 @@ per-program SQL: the dbt project evaluates every program from these tables in on
 
 from __future__ import annotations
 
+import bisect
 import csv
 import datetime as dt
 import hashlib
@@ -51,7 +52,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "program_key", "offer_key", "strategy_key", "calculator_key", "threshold_type",
         "threshold_filter_id", "threshold_property_key", "threshold_property_level", "earning_filter_id",
     ),
-    "filter_entries": ("filter_id", "sku_key", "transaction_type", "start_date", "end_date"),
+    "filter_keys": ("filter_id", "sku_key", "transaction_type", "bucket_id"),
     "qualifications": (
         "qualification_id", "program_key", "offer_key", "qualification_key", "qualification_level",
         "qualification_type", "operator", "qualification_value", "is_boolean", "filter_id",
@@ -427,6 +428,7 @@ class _Generator:
     def __init__(self) -> None:
         self.rules = RuleSet()
         self.bounds: set[dt.date] = set()
+        self.filters: dict[int, list[tuple[str | None, str | None, str, str]]] = {}
 
     def period(self, periods: dict[str, TimePeriod], key: str | None, cut: bool = False) -> tuple[dt.date, dt.date]:
         """A period's dates (open when absent). `cut`: filters pre-aggregate on time buckets, so
@@ -451,8 +453,7 @@ class _Generator:
             return None
         canon = sorted(rows, key=lambda r: tuple("" if v is None else v for v in r))
         fid = stable_id("filter", canon)
-        for row in canon:
-            self.rules.tables["filter_entries"].append((fid, *row))
+        self.filters.setdefault(fid, canon)
         return fid
 
     def qualification(self, program: Program, offer: Offer | None, q: Qualification,
@@ -545,6 +546,32 @@ class _Generator:
             end = bounds[i] - dt.timedelta(days=1) if i < len(bounds) else MAX_DATE
             self.rules.tables["time_buckets"].append((i + 1, start.isoformat(), end.isoformat()))
 
+    def filter_keys(self) -> None:
+        """Each filter group as the (SKU or any, transaction type, time bucket) keys it matches.
+
+        The keys of a group never overlap, so summing the pre-aggregated rows that join them counts
+        every transaction once (the union of entries) without a de-duplication in SQL: entry dates
+        become the buckets they contain (bucket bounds include every filter period's bounds), an
+        absent transaction type becomes the known types, and a SKU key is dropped where the group
+        also has an any-SKU key for the same type and bucket.
+        """
+        buckets = self.rules.tables["time_buckets"]
+        starts = [b[1] for b in buckets]
+        ends = [b[2] for b in buckets]
+        out = self.rules.tables["filter_keys"]
+        for fid, rows in self.filters.items():
+            keys: set[tuple[str | None, str, int]] = set()
+            for sku, ttype, start, end in rows:
+                first = bisect.bisect_left(starts, start)
+                last = bisect.bisect_left(ends, end)
+                for t in [ttype] if ttype else TRANSACTION_TYPES:
+                    for index in range(first, last + 1):
+                        keys.add((sku, t, buckets[index][0]))
+            any_sku = {(t, b) for sku, t, b in keys if sku is None}
+            for sku, t, b in keys:
+                if sku is None or (t, b) not in any_sku:
+                    out.append((fid, sku, t, b))
+
 
 def generate(typed: list[tuple[int, Program, Any]]) -> RuleSet:
     """Rule tables for validated programs."""
@@ -563,6 +590,7 @@ def generate(typed: list[tuple[int, Program, Any]]) -> RuleSet:
             g.qualifier(program, offer, offer.qualifier)
             g.offer(program, offer, periods)
     g.buckets()
+    g.filter_keys()
     return g.rules.sorted()
 
 

@@ -82,8 +82,10 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str
             continue
         if path.suffix == ".csv":
             reader = f"read_csv({_sql_string(str(path))}, header = true, all_varchar = true)"
-        else:
-            reader = f"read_parquet({_sql_string(str(path))})"
+            row_number = "row_number() over ()"
+        else:  # the row number Parquet keeps costs nothing, a window over millions of rows does
+            reader = f"read_parquet({_sql_string(str(path))}, file_row_number = true)"
+            row_number = "file_row_number + 1"
         try:
             present = [r[0] for r in con.execute(f"describe select * from {reader}").fetchall()]
             missing = [c for c in columns if c not in present]
@@ -92,7 +94,7 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str
                            ", ".join(missing), "columns " + ", ".join(columns))
                 continue
             select = ", ".join(f'"{c}"' for c in columns)
-            con.execute(f"create table {schema}.{name} as select row_number() over () as _row, {select} from {reader}")
+            con.execute(f"create table {schema}.{name} as select {row_number} as _row, {select} from {reader}")
         except duckdb.Error as exc:
             issues.add(str(path), "file cannot be read", str(exc).splitlines()[0],
                        f"a {path.suffix[1:]} file with a header row")
@@ -197,22 +199,29 @@ def summarize(database: Path) -> Summary:
     """Figures of the results in `database` (opened read-only)."""
     con = duckdb.connect(str(database), read_only=True)
     try:
-        participants, programs, offers, qualified = con.execute(
-            "select count(distinct entity_id), count(distinct program_key), count(distinct offer_key),"
-            " count(*) filter (where qualified) from main.offer_results").fetchone()
-        total = con.execute("select coalesce(sum(incentive_amount), 0) from main.offer_results").fetchone()[0]
-        by_strategy = con.execute(
-            "with offers as (select r.strategy_key, o.offer_key, o.qualified, o.incentive_amount"
-            "  from main.offer_results o join main_internal.stg_rules__offers r using (offer_key)),"
-            " earning as (select strategy_key, count(*) as earning_rows from main.potential_earnings group by 1)"
-            " select offers.strategy_key, count(distinct offer_key), count(*) filter (where qualified),"
-            " sum(incentive_amount), coalesce(max(earning.earning_rows), 0)"
-            " from offers left join earning using (strategy_key) group by 1 order by 1").fetchall()
-        warnings = con.execute(
-            "select check_name, sum(row_count), min(table_name || ' ' || column_name || ' = ' || coalesce(bad_value, ''))"
-            " from main.run_warnings group by 1 order by 1").fetchall()
+        return summarize_with(lambda sql: con.execute(sql).fetchall())
     finally:
         con.close()
+
+
+def summarize_with(fetch: Callable[[str], list[Any]], schema: str = "main",
+                   internal_schema: str = "main_internal") -> Summary:
+    """Figures of the results in `schema` of any engine; `fetch(sql)` returns the rows."""
+    ((participants, programs, offers, qualified),) = fetch(
+        "select count(distinct entity_id), count(distinct program_key), count(distinct offer_key),"
+        f" count(*) filter (where qualified) from {schema}.offer_results")
+    total = fetch(f"select coalesce(sum(incentive_amount), 0) from {schema}.offer_results")[0][0]
+    by_strategy = fetch(
+        "with offers as (select r.strategy_key, o.offer_key, o.qualified, o.incentive_amount"
+        f"  from {schema}.offer_results o join {internal_schema}.stg_rules__offers r on r.offer_key = o.offer_key),"
+        f" earning as (select strategy_key, count(*) as earning_rows from {schema}.potential_earnings group by strategy_key)"
+        " select offers.strategy_key, count(distinct offer_key), count(*) filter (where qualified),"
+        " sum(incentive_amount), coalesce(max(earning.earning_rows), 0)"
+        " from offers left join earning on earning.strategy_key = offers.strategy_key"
+        " group by offers.strategy_key order by offers.strategy_key")
+    warnings = fetch(
+        "select check_name, sum(row_count), min(table_name || ' ' || column_name || ' = ' || coalesce(bad_value, ''))"
+        f" from {schema}.run_warnings group by check_name order by check_name")
     return Summary(participants, programs, offers, qualified, f"{total:,.2f}",
                    [(s, o, q, f"{a:,.2f}", n) for s, o, q, a, n in by_strategy], [(c, int(n), e) for c, n, e in warnings])
 
@@ -233,11 +242,13 @@ def _release_dbt_database() -> None:
         DuckDBConnectionManager._ENV = None
 
 
-def run_dbt(args: list[str], database: Path, say: Say, threads: int = 1) -> None:
-    """Invoke dbt in-process against `database`, printing one line per finished node."""
+def run_dbt(args: list[str], database: Path | None, say: Say, threads: int = 1) -> None:
+    """Invoke dbt in-process against `database` (DuckDB; None: the target given in `args`),
+    printing one line per finished node."""
     from dbt.cli.main import dbtRunner
 
-    os.environ["INCENTIVES_DUCKDB_PATH"] = str(database)
+    if database is not None:
+        os.environ["INCENTIVES_DUCKDB_PATH"] = str(database)
     os.environ["INCENTIVES_THREADS"] = str(threads)
     failures: list[str] = []
     done = [0]
@@ -265,9 +276,17 @@ def run_dbt(args: list[str], database: Path, say: Say, threads: int = 1) -> None
         raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")
 
 
-def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads: int = 1,
-        unit_tests: bool = False) -> Summary:
-    """Compile, load, build into a new file and atomically replace `database` on success."""
+def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, threads: int = 1,
+        unit_tests: bool = False, target: str = "duckdb") -> Summary:
+    """Compile, load, build into a new file and atomically replace `database` on success.
+
+    `target` postgres or spark: the same on that profile target (compiler/engines.py), which
+    builds into fresh schemas and swaps them in; `database` is not used."""
+    if target != "duckdb":
+        from .engines import run_target
+
+        return run_target(target, programs, data_dir, say=say, threads=threads, unit_tests=unit_tests)
+    assert database is not None, "a DuckDB run needs a database file"
     started = time.perf_counter()
     started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     phases: dict[str, float] = {}
@@ -312,8 +331,8 @@ def run(programs: Path, data_dir: Path, database: Path, say: Say = _say, threads
         say(f"  run id {run_id}")
         say("Building (dbt build)")
         args = ["build", "--vars", json.dumps({"rules_dir": str(rules_dir), "run_id": run_id})]
-        if not unit_tests:
-            args += ["--exclude", "test_type:unit"]
+        # the staging data tests check what validate_inputs already checked on the files
+        args += ["--exclude", "test_type:data,path:models/staging"] + (["test_type:unit"] if not unit_tests else [])
         run_dbt(args, building, say, threads)
         phase("build")
         record_run(building, database, run_id, started_at, programs, input_paths, counts, threads)

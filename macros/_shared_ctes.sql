@@ -10,7 +10,7 @@
 
 {#- _request_default_properties(properties): the request-level rows with empty entity_id, per key. -#}
 {% macro _request_default_properties(properties) -%}
-    select property_key, min(property_value) as property_value
+    select property_key, {{ incentives.min_text('property_value') }} as property_value
     from {{ properties }}
     where level = 'request' and entity_id is null and transaction_id is null
     group by property_key

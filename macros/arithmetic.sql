@@ -15,16 +15,56 @@ cast(round({{ expr }}, {{ scale }}) as decimal(38,{{ scale }}))
  else cast(round(cast({{ numerator }} as decimal(38,12)) / cast({{ denominator }} as decimal(38,12)), {{ scale }}) as decimal(38,{{ scale }})) end)
 {%- endmacro %}
 
-{#- DuckDB divides decimals in DOUBLE, so divide exactly on 128-bit integers instead. -#}
+{#- DuckDB divides decimals in DOUBLE, and 128-bit integer division is slow. So: take the double
+    quotient y = n / d x 10^scale when it is provably right - far from a rounding tie
+    (|frac(y) - 0.5| > 0.001) and small enough that the double's error (< |y| x 4e-16) stays
+    below 1e-4 units - else divide exactly on 128-bit integers (ties, huge quotients). -#}
 {% macro duckdb__divide(numerator, denominator, scale) -%}
 {%- set n = "cast(cast(" ~ numerator ~ " as decimal(38,12)) * 1000000000000 as hugeint)" -%}
 {%- set d = "cast(cast(" ~ denominator ~ " as decimal(38,12)) * 1000000000000 as hugeint)" -%}
 {%- set unit = "0." ~ ("0" * (scale - 1)) ~ "1" if scale > 0 else "1" -%}
-(case when {{ d }} = 0 then null
+{%- set y = "(cast(" ~ numerator ~ " as double) / cast(" ~ denominator ~ " as double) * 1e" ~ scale ~ ")" -%}
+(case when cast({{ denominator }} as decimal(38,12)) = 0 then null
+ when abs({{ y }}) < 250000000000 and abs({{ y }} - floor({{ y }}) - 0.5) > 0.001
+ then cast(round({{ y }}) as decimal(38,0)) * {{ unit }}
  else cast(
    sign({{ n }}) * sign({{ d }})
    * ((abs({{ n }}) * cast('1{{ "0" * scale }}' as hugeint) * 2 + abs({{ d }})) // (2 * abs({{ d }})))
    as decimal(38,0)) * {{ unit }} end)
+{%- endmacro %}
+
+{#- PostgreSQL's numeric division keeps only about 16 significant digits, so divide exactly with
+    div() (integer quotient of arbitrary-precision numerics) instead; the power of ten is applied by
+    a multiplication, which is exact. -#}
+{% macro postgres__divide(numerator, denominator, scale) -%}
+{%- set n = "cast(" ~ numerator ~ " as decimal(38,12))" -%}
+{%- set d = "cast(" ~ denominator ~ " as decimal(38,12))" -%}
+{%- set unit = "0." ~ ("0" * (scale - 1)) ~ "1" if scale > 0 else "1" -%}
+(case when {{ d }} = 0 then null
+ else cast(
+   sign({{ n }}) * sign({{ d }})
+   * div(abs({{ n }}) * 1{{ "0" * scale }} * 2 + abs({{ d }}), 2 * abs({{ d }}))
+   * {{ unit }} as decimal(38,{{ scale }})) end)
+{%- endmacro %}
+
+{#- Spark rounds a decimal quotient to at most 38 digits (scale 18 for these operands), so
+    round(n / d, scale) could round twice. Instead, with a = |n| x 10^scale and b = |d|: the
+    remainder r = a % b is exact, (a - r) / b is an exact integer, and it is rounded up when
+    2r >= b. Every intermediate fits DECIMAL(38, x) for |n| < 10^(26 - scale) and quotients
+    below 10^(20 - scale); beyond that Spark (ANSI mode) fails the build, it never returns a wrong
+    or null result. -#}
+{% macro spark__divide(numerator, denominator, scale) -%}
+{%- set n = "cast(" ~ numerator ~ " as decimal(38,12))" -%}
+{%- set d = "cast(" ~ denominator ~ " as decimal(38,12))" -%}
+{%- set a = "(abs(" ~ n ~ ") * cast(1" ~ ("0" * scale) ~ " as decimal(" ~ (scale + 1) ~ ",0)))" -%}
+{%- set b = "abs(" ~ d ~ ")" -%}
+{%- set r = "(" ~ a ~ " % " ~ b ~ ")" -%}
+{%- set unit = "0." ~ ("0" * (scale - 1)) ~ "1" if scale > 0 else "1" -%}
+{%- set q = "(cast((" ~ a ~ " - " ~ r ~ ") / " ~ b ~ " as decimal(38,0)) + case when " ~ r ~ " * 2 >= " ~ b ~ " then 1 else 0 end)" -%}
+(case when {{ d }} = 0 then null
+ else cast(
+   (case when ({{ n }} < 0) <> ({{ d }} < 0) then -{{ q }} else {{ q }} end) * {{ unit }}
+   as decimal(38,{{ scale }})) end)
 {%- endmacro %}
 
 {#- safe_to_decimal(text_expr): the text as a measure, or null when it is not a number. -#}
@@ -37,8 +77,18 @@ cast(round({{ expr }}, {{ scale }}) as decimal(38,{{ scale }}))
 (case when regexp_full_match(trim({{ expr }}), '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?')
  then try_cast(trim({{ expr }}) as {{ incentives.type_measure() }}) end)
 {%- endmacro %}
+{#- PostgreSQL has no try_cast: the cast runs only on a number that fits DECIMAL(38,10) (an
+    exponent of at most 3 digits keeps numeric itself from overflowing). -#}
+{% macro postgres__safe_to_decimal(expr) -%}
+(case when trim({{ expr }}) ~ '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]{1,3})?$'
+ then (case when abs(round(cast(trim({{ expr }}) as numeric), 10)) < 1e28
+       then cast(trim({{ expr }}) as {{ incentives.type_measure() }}) end) end)
+{%- endmacro %}
+{#- Spark's cast accepts more spellings (surrounding whitespace, trailing newline), so check the
+    same pattern as DuckDB first (\z is the very end: Java's $ also matches before a newline). -#}
 {% macro spark__safe_to_decimal(expr) -%}
-try_cast(trim({{ expr }}) as {{ incentives.type_measure() }})
+(case when trim({{ expr }}) rlike '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?\\z'
+ then try_cast(trim({{ expr }}) as {{ incentives.type_measure() }}) end)
 {%- endmacro %}
 
 {#- to_boolean_number(text_expr): 1 for true/1, 0 for false/0 (any case), else null. -#}

@@ -1,6 +1,66 @@
+import os
+import shutil
 import sys
+import tempfile
+import time
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# The engine tests build into their own PostgreSQL schema and their own Spark metastore and
+# warehouse (a temporary folder), never into what `incentives run --target ...` left for a person.
+os.environ.setdefault("INCENTIVES_PG_SCHEMA", "incentives_test")
+_SPARK_DIR = None
+if not os.environ.get("INCENTIVES_SPARK_DIR"):
+    _SPARK_DIR = tempfile.mkdtemp(prefix="incentives-spark-tests-")
+    os.environ["INCENTIVES_SPARK_DIR"] = _SPARK_DIR
+
+# --------------------------------------------------------------------------- time per engine
+# Every test parametrized with `engine` (or named after one) counts for that engine; the rest
+# (compiler, dbt unit tests, bad inputs, robustness, ...) run on DuckDB only.
+
+_ENGINE_TIME: dict[str, float] = defaultdict(float)
+_ENGINE_TESTS: dict[str, int] = defaultdict(int)
+_STARTED = time.perf_counter()
+
+
+def _engine_of(item) -> str:
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        for key in ("engine", "target"):
+            if key in callspec.params:
+                return str(callspec.params[key])
+    for engine in ("postgres", "spark"):
+        if engine in item.name:
+            return engine
+    return "duckdb (all other tests)"
+
+
+def pytest_collection_modifyitems(session, config, items):
+    for item in items:
+        item.user_properties.append(("engine", _engine_of(item)))
+
+
+def pytest_runtest_logreport(report):
+    engine = dict(report.user_properties).get("engine", "duckdb (all other tests)")
+    _ENGINE_TIME[engine] += report.duration
+    if report.when == "call":
+        _ENGINE_TESTS[engine] += 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _ENGINE_TIME:
+        return
+    terminalreporter.section("time per engine")
+    for engine, seconds in sorted(_ENGINE_TIME.items(), key=lambda kv: -kv[1]):
+        terminalreporter.write_line(f"  {engine:<26} {seconds:8.1f}s  ({_ENGINE_TESTS[engine]} tests)")
+    terminalreporter.write_line(f"  {'total (wall)':<26} {time.perf_counter() - _STARTED:8.1f}s")
+    terminalreporter.write_line(f"  engines: {os.environ.get('INCENTIVES_ENGINES', 'duckdb,postgres,spark')}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _SPARK_DIR:
+        shutil.rmtree(_SPARK_DIR, ignore_errors=True)

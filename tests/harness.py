@@ -1,10 +1,17 @@
-"""Run the real engine (compile + load + dbt build) on in-memory programs and tables."""
+"""Run the real engine (compile + load + dbt build) on in-memory programs and tables, on DuckDB,
+PostgreSQL or Spark (`target`).
+
+INCENTIVES_ENGINES (default duckdb,postgres,spark) lists the engines the engine tests run on.
+An engine listed there must work: its tests fail, never skip, when its server or pyspark is missing
+(`make test` starts PostgreSQL and checks Java first). Leave an engine out to skip its tests.
+"""
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
 import json
+import os
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -12,6 +19,18 @@ from typing import Any
 import duckdb
 
 from compiler.runner import INPUT_COLUMNS, RESULT_TABLES, run
+
+ALL_ENGINES = ("duckdb", "postgres", "spark")
+ENGINES = tuple(e for e in ALL_ENGINES
+                if e in {x.strip() for x in os.environ.get("INCENTIVES_ENGINES", ",".join(ALL_ENGINES)).split(",")})
+
+
+def engine_params(engines: tuple[str, ...] = ALL_ENGINES) -> list[Any]:
+    """pytest params for `engines`; those left out of INCENTIVES_ENGINES are skipped."""
+    import pytest
+
+    return [pytest.param(e, id=e, marks=() if e in ENGINES else
+                         pytest.mark.skip(reason=f"{e} is not in INCENTIVES_ENGINES")) for e in engines]
 
 
 def _text(value: Any) -> str:
@@ -36,6 +55,16 @@ def write_inputs(tables: dict[str, list[dict[str, Any]]], data_dir: Path) -> Non
                 writer.writerow([_text(row.get(c)) for c in columns])
 
 
+def read_target_results(target: str, workdir: Path,
+                        tables: tuple[str, ...] = RESULT_TABLES) -> dict[str, list[dict[str, Any]]]:
+    """The tables of the last run_engine(workdir) on `target`."""
+    if target == "duckdb":
+        return read_results(workdir / "results.duckdb", tables)
+    from compiler.engines import read_tables
+
+    return read_tables(target, tables)
+
+
 def read_results(database: Path, tables: tuple[str, ...] = RESULT_TABLES) -> dict[str, list[dict[str, Any]]]:
     con = duckdb.connect(str(database), read_only=True)
     try:
@@ -55,24 +84,34 @@ OFFER_RESULTS_SEMANTICS = ("entity_id", "program_key", "offer_key", "program_qua
 
 
 def run_engine(programs: Any, tables: dict[str, list[dict[str, Any]]], workdir: Path,
-               threads: int = 1, all_columns: bool = False) -> dict[str, list[dict[str, Any]]]:
-    """Results of `incentives run` on these programs and tables, as lists of row dicts.
+               threads: int = 1, all_columns: bool = False, target: str = "duckdb",
+               extra_tables: tuple[str, ...] = ()) -> dict[str, list[dict[str, Any]]]:
+    """Results of `incentives run [--target target]` on these programs and tables, as lists of row dicts.
 
     The tables are cut to the SEMANTICS.md columns (no run_id, no tier proximity) unless `all_columns`.
+    `extra_tables` (e.g. stack_coverage, run_warnings) are read as they are.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     programs_path = workdir / "programs.json"
     programs_path.write_text(json.dumps(programs, default=str, indent=1))
     write_inputs(tables, workdir / "data")
     database = workdir / "results.duckdb"
-    run(programs_path, workdir / "data", database, say=lambda _: None, threads=threads)
-    results = read_results(database)
+    run(programs_path, workdir / "data", database, say=lambda _: None, threads=threads, target=target)
+    results = read_target_results(target, workdir, (*RESULT_TABLES, *extra_tables))
+    extras = {name: results.pop(name) for name in extra_tables}
     if not all_columns:
         results["offer_results"] = [{c: r[c] for c in OFFER_RESULTS_SEMANTICS} for r in results["offer_results"]]
         for rows in results.values():
             for row in rows:
                 row.pop("run_id", None)
-    return results
+    return {**results, **extras}
+
+
+def strip_to_semantics(results: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """What run_engine(all_columns=False) returns, from an all_columns result."""
+    out = {name: [{k: v for k, v in row.items() if k != "run_id"} for row in results[name]] for name in RESULT_TABLES}
+    out["offer_results"] = [{c: r[c] for c in OFFER_RESULTS_SEMANTICS} for r in out["offer_results"]]
+    return out
 
 
 def normalized(rows: list[dict[str, Any]]) -> list[tuple[tuple[str, Any], ...]]:

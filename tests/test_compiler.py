@@ -110,3 +110,43 @@ def test_rejects_unknown_type_with_location() -> None:
         compile_text(json.dumps(bad))
     text = info.value.render()
     assert "programs[0].qualifications[0].type" in text and "aggregated_amout" in text
+
+
+def _keys(filters: list[dict], periods: list[dict]) -> set[tuple]:
+    program = {"key": "p", "time_periods": periods, "offers": [{
+        "key": "o", "strategy_key": "stepped", "calculator_key": "percent_of_amount",
+        "incentive": {"filters": filters, "threshold_definition": {"type": "aggregated_amount", "filters": filters},
+                      "rates": [{"threshold": 0, "value": 1}]}}]}
+    rules, _ = compile_text(json.dumps({"programs": [program]}))
+    buckets = {b[0]: (b[1], b[2]) for b in rules.tables["time_buckets"]}
+    return {(sku, ttype, buckets[bucket]) for _, sku, ttype, bucket in rules.tables["filter_keys"]}
+
+
+PERIODS = [{"key": "h1", "start_date": "2025-01-01", "end_date": "2025-06-30"},
+           {"key": "q2_on", "start_date": "2025-04-01", "end_date": "2025-12-31"}]
+BUY, SELL = "retailer_purchases_from_distribution", "retailer_sales_to_growers"
+
+
+def test_filter_keys_union_of_overlapping_entries_counts_once() -> None:
+    keys = _keys([{"period_key": "h1", "sku_keys": ["a"], "transaction_type": BUY},
+                  {"period_key": "q2_on", "sku_keys": ["a"], "transaction_type": BUY}], PERIODS)
+    # h1 and q2_on overlap in April-June: that bucket appears once
+    assert keys == {("a", BUY, ("2025-01-01", "2025-03-31")), ("a", BUY, ("2025-04-01", "2025-06-30")),
+                    ("a", BUY, ("2025-07-01", "2025-12-31"))}
+
+
+def test_filter_keys_any_sku_absorbs_sku_keys_and_absent_type_is_every_type() -> None:
+    keys = _keys([{"period_key": "h1", "sku_keys": ["a"]},
+                  {"period_key": "h1", "transaction_type": SELL}], PERIODS)
+    from compiler.models import TRANSACTION_TYPES
+
+    h1 = ("2025-01-01", "2025-06-30")
+    assert keys == {(None, SELL, h1)} | {("a", t, h1) for t in TRANSACTION_TYPES if t != SELL}
+
+
+def test_filter_keys_without_period_cover_all_time() -> None:
+    keys = _keys([{"sku_keys": ["a"], "transaction_type": BUY},
+                  {"period_key": "h1", "sku_keys": ["b"], "transaction_type": BUY}], PERIODS)
+    assert {b for sku, _, b in keys if sku == "a"} == {
+        ("0001-01-01", "2024-12-31"), ("2025-01-01", "2025-06-30"), ("2025-07-01", "9999-12-31")}
+    assert {b for sku, _, b in keys if sku == "b"} == {("2025-01-01", "2025-06-30")}

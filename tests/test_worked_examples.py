@@ -1,4 +1,5 @@
-"""The worked examples of the API reference, end to end through compile + dbt build."""
+"""The worked examples of the API reference, end to end through compile + dbt build, on every
+engine (DuckDB, PostgreSQL, Spark: tests.harness.ENGINES), with identical results on all of them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import run_engine
+from tests.harness import ENGINES, engine_params, normalized, run_engine, strip_to_semantics
+from tests.oracle.evaluator import evaluate
 
 SEASON = [
     {"key": "incentive_period", "label": "2026", "start_date": "2025-09-01", "end_date": "2026-08-31"},
@@ -135,9 +137,44 @@ TABLES = {
 }
 
 
+_RUNS: dict[str, dict[str, list[dict]]] = {}
+
+
+def _worked(engine: str, factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
+    """The worked example on `engine`, every column, plus stack_coverage (one run per engine)."""
+    if engine not in _RUNS:
+        _RUNS[engine] = run_engine(PROGRAMS, TABLES, Path(factory.mktemp(f"worked-{engine}")), all_columns=True,
+                                   target=engine, extra_tables=("stack_coverage",))
+    return _RUNS[engine]
+
+
+@pytest.fixture(scope="module", params=engine_params())
+def engine(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
-    return run_engine(PROGRAMS, TABLES, Path(tmp_path_factory.mktemp("worked")))
+def full_results(engine: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
+    return _worked(engine, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def results(full_results: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    return strip_to_semantics(full_results)
+
+
+def test_same_results_on_every_engine(engine: str, full_results: dict, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The oracle's results on every engine; every table and column as on DuckDB (money to the cent)."""
+    expected = evaluate(PROGRAMS, TABLES)
+    actual = strip_to_semantics(full_results)
+    for name in expected:
+        assert normalized(actual[name]) == normalized(expected[name]), f"{engine}: {name} differs from the oracle"
+    if engine != "duckdb" and "duckdb" in ENGINES:
+        reference = _worked("duckdb", tmp_path_factory)
+        for name in full_results:
+            strip = [{k: v for k, v in row.items() if k != "run_id"} for row in full_results[name]]
+            ref = [{k: v for k, v in row.items() if k != "run_id"} for row in reference[name]]
+            assert normalized(strip) == normalized(ref), f"{engine}: {name} differs from DuckDB's"
 
 
 def _qualification(results: dict, entity: str, key: str) -> dict:
@@ -206,13 +243,13 @@ def test_stepped_property_tier(results: dict) -> None:
     assert row["incentive_amount"] == D("19.00")
 
 
-def test_tier_proximity(tmp_path: Path) -> None:
+def test_tier_proximity(tmp_path: Path, engine: str) -> None:
     """offer_results tells how far a participant is from the next tier."""
     tables = {**TABLES, "transactions": [
         _txn("X1", "near_retailer", "agri_shield_insecticide_bulk_63374", "10", "500"),
         _txn("X2", "near_retailer", "field_hammer_fungicide_1_gal_61492", "10", "750"),
     ]}
-    results = run_engine(PROGRAMS, tables, tmp_path, all_columns=True)
+    results = run_engine(PROGRAMS, tables, tmp_path, all_columns=True, target=engine)
     (row,) = [r for r in results["offer_results"] if r["entity_id"] == "near_retailer" and r["offer_key"] == "offer_a"]
     assert row["threshold_value"] == D(750) and row["current_tier_key"] is None
     assert row["next_tier_key"] == "10_percent_greater_than_or_equal_to_1000"
@@ -220,12 +257,10 @@ def test_tier_proximity(tmp_path: Path) -> None:
     assert row["gap_to_next_tier"] == D(250)
 
 
-def test_stack_coverage(tmp_path: Path) -> None:
+def test_stack_coverage(full_results: dict) -> None:
     """stack_coverage and offer_results show each set's coverage and the overlap."""
-    results = run_engine(PROGRAMS, TABLES, tmp_path, all_columns=True)
-    from tests.harness import read_results
-
-    (coverage,) = [read_results(tmp_path / "results.duckdb", ("stack_coverage",))["stack_coverage"]]
+    results = full_results
+    coverage = results["stack_coverage"]
     rows = {r["set_key"]: r for r in coverage if r["entity_id"] == "grower_retailer"}
     assert rows["seed"]["set_coverage"] == D(2000)
     assert rows["seed_treatment"]["set_coverage"] == D("1084.7457627119")

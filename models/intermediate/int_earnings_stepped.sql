@@ -1,3 +1,6 @@
+-- materialized as a view: potential_earnings computes and writes the earning rows once
+{{ config(materialized='view') }}
+
 -- Stepped offers: the threshold value (aggregated amount / quantity over the threshold filters,
 -- or a property) picks the highest tier whose threshold <= value; that tier pays every earning
 -- transaction (incentive.filters, a union). A transaction-level property picks a tier per
@@ -15,8 +18,8 @@ tiers as (
     select * from {{ ref('stg_rules__stepped_tiers') }}
 ),
 
-entries as (
-    select * from {{ ref('stg_rules__filter_entries') }}
+filter_keys as (
+    select * from {{ ref('stg_rules__filter_keys') }}
 ),
 
 transactions as (
@@ -32,14 +35,16 @@ properties as (
 ),
 
 transaction_properties as (
-    select transaction_id, property_key, min(property_value) as property_value
+    select transaction_id, property_key, {{ incentives.min_text('property_value') }} as property_value
     from properties
     where level = 'transaction' and transaction_id is not null
     group by transaction_id, property_key
 ),
 
 offer_scope as (
-    select qualified.entity_id, qualified.calculator_key, offers.*
+    select
+        qualified.entity_id, qualified.calculator_key, offers.program_key, offers.offer_key, offers.strategy_key,
+        offers.threshold_type, offers.threshold_property_key, offers.threshold_property_level, offers.earning_filter_id
     from qualified
     inner join offers on offers.offer_key = qualified.offer_key
 ),
@@ -47,28 +52,28 @@ offer_scope as (
 earning_by_sku as (
     select offer_scope.entity_id, offer_scope.offer_key, transactions.transaction_id
     from offer_scope
-    inner join entries on entries.filter_id = offer_scope.earning_filter_id and entries.sku_key is not null
+    inner join filter_keys on filter_keys.filter_id = offer_scope.earning_filter_id and filter_keys.sku_key is not null
     inner join transactions
         on transactions.entity_id = offer_scope.entity_id
-        and transactions.sku_key = entries.sku_key
-    where (entries.transaction_type is null or entries.transaction_type = transactions.transaction_type)
-        and transactions.transaction_date >= entries.start_date
-        and transactions.transaction_date <= entries.end_date
+        and transactions.sku_key = filter_keys.sku_key
+        and transactions.transaction_type = filter_keys.transaction_type
+        and transactions.bucket_id = filter_keys.bucket_id
 ),
 
 earning_any_sku as (
     select offer_scope.entity_id, offer_scope.offer_key, transactions.transaction_id
     from offer_scope
-    inner join entries on entries.filter_id = offer_scope.earning_filter_id and entries.sku_key is null
-    inner join transactions on transactions.entity_id = offer_scope.entity_id
-    where (entries.transaction_type is null or entries.transaction_type = transactions.transaction_type)
-        and transactions.transaction_date >= entries.start_date
-        and transactions.transaction_date <= entries.end_date
+    inner join filter_keys on filter_keys.filter_id = offer_scope.earning_filter_id and filter_keys.sku_key is null
+    inner join transactions
+        on transactions.entity_id = offer_scope.entity_id
+        and transactions.transaction_type = filter_keys.transaction_type
+        and transactions.bucket_id = filter_keys.bucket_id
 ),
 
 earning as (
+    -- the keys of a filter never overlap: each transaction matches at most once
     select * from earning_by_sku
-    union
+    union all
     select * from earning_any_sku
 ),
 
@@ -101,28 +106,49 @@ earning_rows as (
         and transaction_properties.property_key = offer_scope.threshold_property_key
 ),
 
+tier_choices as (
+    -- the tier is chosen once per distinct (offer, threshold value), not per earning row
+    select
+        values_seen.offer_key,
+        values_seen.threshold_value,
+        max(tiers.threshold) as tier_threshold
+    from (select distinct offer_key, threshold_value from earning_rows where threshold_value is not null) as values_seen
+    inner join tiers
+        on tiers.offer_key = values_seen.offer_key
+        and tiers.threshold <= values_seen.threshold_value
+    group by values_seen.offer_key, values_seen.threshold_value
+),
+
 tiered as (
     select
         earning_rows.*,
         tiers.tier_key,
         tiers.rate,
-        tiers.measure,
-        row_number() over (
-            partition by earning_rows.offer_key, earning_rows.transaction_id
-            order by tiers.threshold desc
-        ) as tier_order
+        tiers.measure
     from earning_rows
+    inner join tier_choices
+        on tier_choices.offer_key = earning_rows.offer_key
+        and tier_choices.threshold_value = earning_rows.threshold_value
     inner join tiers
-        on tiers.offer_key = earning_rows.offer_key
-        and tiers.threshold <= earning_rows.threshold_value
+        on tiers.offer_key = tier_choices.offer_key
+        and tiers.threshold = tier_choices.tier_threshold
+),
+
+share_totals as (
+    select entity_id, offer_key, sum(value) as share_total
+    from tiered
+    where offer_calculator = 'fixed_amount'
+    group by entity_id, offer_key
 ),
 
 chosen as (
     select
         tiered.*,
-        sum(value) over (partition by entity_id, offer_key) as share_total
+        share_totals.share_total
     from tiered
-    where tier_order = 1
+    left join share_totals
+        on share_totals.entity_id = tiered.entity_id
+        and share_totals.offer_key = tiered.offer_key
 ),
 
 final as (

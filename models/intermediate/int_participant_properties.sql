@@ -5,7 +5,7 @@ with properties as (
 ),
 
 by_row as (
-    select level, entity_id, property_key, min(property_value) as property_value
+    select level, entity_id, property_key, {{ incentives.min_text('property_value') }} as property_value
     from properties
     where level in ('request', 'entity') and transaction_id is null
     group by level, entity_id, property_key

@@ -60,7 +60,7 @@ uom_mismatches as (
         set_skus.offer_key || ' / ' || set_skus.set_key as row_key,
         'uom_key' as column_name,
         transactions.sku_key || ' in ' || coalesce(transactions.uom_key, '(empty)') as bad_value,
-        'transactions of a stacked SKU set in another uom than the conversion''s from ('
+        '{{ dbt.escape_single_quotes("transactions of a stacked SKU set in another uom than the conversion's from (") }}'
             || set_skus.from_uom || ') do not count' as message,
         count(*) as row_count
     from set_skus

@@ -5,7 +5,7 @@ with source as (
 final as (
     select
         cast(sku_key as {{ dbt.type_string() }}) as sku_key,
-        min(cast(nullif(trim(cast(brand_key as {{ dbt.type_string() }})), '') as {{ dbt.type_string() }})) as brand_key
+        {{ incentives.min_text("cast(nullif(trim(cast(brand_key as " ~ dbt.type_string() ~ ")), '') as " ~ dbt.type_string() ~ ")") }} as brand_key
     from source
     group by 1
 )

@@ -1,10 +1,9 @@
 with source as (
-    select * from {{ incentives.read_rule_table('filter_entries', {
+    select * from {{ incentives.read_rule_table('filter_keys', {
         'filter_id': 'bigint',
         'sku_key': dbt.type_string(),
         'transaction_type': dbt.type_string(),
-        'start_date': 'date',
-        'end_date': 'date'
+        'bucket_id': 'integer'
     }) }} as rules
 ),
 
