@@ -35,16 +35,15 @@ cast(round({{ expr }}, {{ scale }}) as decimal(38,{{ scale }}))
 
 {#- PostgreSQL's numeric division keeps only about 16 significant digits, so divide exactly with
     div() (integer quotient of arbitrary-precision numerics) instead; the power of ten is applied by
-    a multiplication, which is exact. -#}
+    a multiplication, which is exact. The cast outside the CASE gives the column its declared type. -#}
 {% macro postgres__divide(numerator, denominator, scale) -%}
 {%- set n = "cast(" ~ numerator ~ " as decimal(38,12))" -%}
 {%- set d = "cast(" ~ denominator ~ " as decimal(38,12))" -%}
 {%- set unit = "0." ~ ("0" * (scale - 1)) ~ "1" if scale > 0 else "1" -%}
-(case when {{ d }} = 0 then null
- else cast(
-   sign({{ n }}) * sign({{ d }})
+cast(case when {{ d }} = 0 then null
+ else sign({{ n }}) * sign({{ d }})
    * div(abs({{ n }}) * 1{{ "0" * scale }} * 2 + abs({{ d }}), 2 * abs({{ d }}))
-   * {{ unit }} as decimal(38,{{ scale }})) end)
+   * {{ unit }} end as decimal(38,{{ scale }}))
 {%- endmacro %}
 
 {#- Spark rounds a decimal quotient to at most 38 digits (scale 18 for these operands), so

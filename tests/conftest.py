@@ -12,7 +12,11 @@ if str(ROOT) not in sys.path:
 
 # The engine tests build into their own PostgreSQL schema and their own Spark metastore and
 # warehouse (a temporary folder), never into what `incentives run --target ...` left for a person.
-os.environ.setdefault("INCENTIVES_PG_SCHEMA", "incentives_test")
+# One schema per pytest process, so that test runs sharing a server do not meet.
+_PG_SCHEMA = None
+if not os.environ.get("INCENTIVES_PG_SCHEMA"):
+    _PG_SCHEMA = f"incentives_test_{os.getpid()}"
+    os.environ["INCENTIVES_PG_SCHEMA"] = _PG_SCHEMA
 _SPARK_DIR = None
 if not os.environ.get("INCENTIVES_SPARK_DIR"):
     _SPARK_DIR = tempfile.mkdtemp(prefix="incentives-spark-tests-")
@@ -64,3 +68,17 @@ def pytest_terminal_summary(terminalreporter):
 def pytest_sessionfinish(session, exitstatus):
     if _SPARK_DIR:
         shutil.rmtree(_SPARK_DIR, ignore_errors=True)
+    if _PG_SCHEMA and "postgres" in os.environ.get("INCENTIVES_ENGINES", "postgres"):
+        try:
+            from compiler.engines import connect
+
+            warehouse = connect("postgres")
+        except Exception:  # no server: nothing was created
+            return
+        try:
+            prefix = _PG_SCHEMA.replace("_", "\\_") + "\\_%"
+            for (schema,) in warehouse.fetch("select schema_name from information_schema.schemata"
+                                             f" where schema_name = '{_PG_SCHEMA}' or schema_name like '{prefix}'"):
+                warehouse.drop_schema(schema)
+        finally:
+            warehouse.close()

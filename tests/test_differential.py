@@ -13,8 +13,16 @@ budget. Runs are derandomized (reproducible in CI); shrinking is off because eve
 would be an engine run: on a mismatch the failing case is kept on disk (programs.json and
 data/*.csv, the exact engine inputs) and its path is printed with a diff of the first rows.
 
+The same cases run on PostgreSQL and Spark (`test_postgres_agrees`, `test_spark_agrees`): each
+example runs on DuckDB and on that engine, and both must equal the oracle and each other, row by
+row and column by column (every column of the result tables, stack_coverage and run_warnings),
+decimals compared by value, money to the cent.
+
 Environment:
   INCENTIVES_DIFF_EXAMPLES  examples of the main test (default 8); the threads test runs a quarter
+  INCENTIVES_DIFF_EXAMPLES_POSTGRES, INCENTIVES_DIFF_EXAMPLES_SPARK  examples of the engine
+                            agreement tests (default 8 and 2: a Spark build takes half a minute)
+  INCENTIVES_ENGINES        the engines to test (default duckdb,postgres,spark; see tests/harness.py)
   INCENTIVES_DIFF_SHRINK=1  let hypothesis shrink a failure (slow: seconds per step)
 """
 
@@ -34,10 +42,12 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from .harness import normalized, run_engine
+from .harness import ENGINES, engine_params, normalized, run_engine, strip_to_semantics
 from .oracle.evaluator import evaluate
 
 MAX_EXAMPLES = int(os.environ.get("INCENTIVES_DIFF_EXAMPLES", "8"))
+ENGINE_EXAMPLES = {"postgres": int(os.environ.get("INCENTIVES_DIFF_EXAMPLES_POSTGRES", "8")),
+                   "spark": int(os.environ.get("INCENTIVES_DIFF_EXAMPLES_SPARK", "2"))}
 PHASES = (
     (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
     if os.environ.get("INCENTIVES_DIFF_SHRINK") == "1"
@@ -799,7 +809,8 @@ def test_engine_threads_do_not_change_results(case: dict[str, Any], tmp_path_fac
     _PASSED.add(("threads", _digest(case)))
 
 
-def test_regression_measures_keep_10_decimals(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", engine_params())
+def test_regression_measures_keep_10_decimals(tmp_path: Path, engine: str) -> None:
     """Found by the differential test: `actual` was rounded to 4 decimals (a CASE over the
     qualification types mixed DECIMAL(38,10) with the DECIMAL(38,4) quantity sums, and DuckDB
     narrowed the result to DECIMAL(38,4)), so 1.5 gal at a $1.0001 program price summed to 1.5002
@@ -829,6 +840,54 @@ def test_regression_measures_keep_10_decimals(tmp_path: Path) -> None:
     expected = evaluate(programs, tables)
     assert [r["actual"] for r in expected["qualification_results"]] == [D("1.50015"), D("84.99999")]
     assert expected["offer_results"][0]["qualified"] is True
-    actual = run_engine(programs, tables, tmp_path)
+    actual = run_engine(programs, tables, tmp_path, target=engine)
     problems = [p for p in (diff_report(n, actual[n], expected[n]) for n in RESULTS) if p]
     assert not problems, "\n".join(problems)
+
+
+# --------------------------------------------------------------------------- the other engines
+
+ENGINE_TABLES = ("stack_coverage", "run_warnings")
+
+
+def _without_run_id(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k != "run_id"} for row in rows]
+
+
+def _engines_agree(engine: str) -> Callable[..., None]:
+    """A test: the same random cases on DuckDB and `engine` give the oracle's results, and the
+    same rows in every column of every result table on both engines."""
+
+    @pytest.mark.skipif(engine not in ENGINES, reason=f"{engine} is not in INCENTIVES_ENGINES")
+    @settings(max_examples=ENGINE_EXAMPLES[engine], deadline=None, suppress_health_check=SUPPRESS,
+              derandomize=True, phases=PHASES, print_blob=False)
+    @given(case=cases())
+    def test(case: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> None:
+        if _passed_before(engine, case):
+            return
+        programs, tables = case["programs"], case["tables"]
+        expected = evaluate(programs, tables)
+        workdir = _workdir(tmp_path_factory, f"{engine}-")
+        actual = run_engine(programs, tables, workdir, all_columns=True, target=engine, extra_tables=ENGINE_TABLES)
+        problems = [p for p in (diff_report(n, strip_to_semantics(actual)[n], expected[n]) for n in RESULTS) if p]
+        if "duckdb" in ENGINES:
+            duck = run_engine(programs, tables, workdir / "duckdb", all_columns=True, extra_tables=ENGINE_TABLES)
+            for name in (*RESULTS, *ENGINE_TABLES):
+                mine, theirs = _without_run_id(actual[name]), _without_run_id(duck[name])
+                if normalized(mine) != normalized(theirs):
+                    report = (diff_report(name, mine, theirs) if name in NATURAL_KEYS else
+                              f"{name}: {engine} {sorted(map(repr, normalized(mine)))[:3]} ..."
+                              f" duckdb {sorted(map(repr, normalized(theirs)))[:3]} ...")
+                    problems.append(f"{engine} and DuckDB disagree on " +
+                                    str(report).replace("engine", engine).replace("oracle", "duckdb"))
+        if problems:
+            pytest.fail(f"{engine}: results differ\n" + "\n".join(problems) + "\n"
+                        + _report_case(workdir, case, expected))
+        _PASSED.add((engine, _digest(case)))
+
+    test.__name__ = f"test_{engine}_agrees_with_duckdb_and_oracle"
+    return test
+
+
+test_postgres_agrees_with_duckdb_and_oracle = _engines_agree("postgres")
+test_spark_agrees_with_duckdb_and_oracle = _engines_agree("spark")

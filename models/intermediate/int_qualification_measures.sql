@@ -105,7 +105,7 @@ final as (
         operator,
         target,
         actual,
-        case when is_boolean then null else actual - target end as difference,
+        {{ incentives.cast_measure('case when is_boolean then null else actual - target end') }} as difference,
         case
             when met_regardless then true
             when actual is null or target is null then false

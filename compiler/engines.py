@@ -1,0 +1,502 @@
+"""PostgreSQL and Spark: `incentives run --target postgres|spark` and `incentives compile --target ...`.
+
+The pipeline is the DuckDB one (compiler/runner.py) with another warehouse at the end:
+
+1. compile the programs into rule CSVs; load the input files into a scratch in-memory DuckDB and
+   validate them there (the same readers and checks as a DuckDB run, so every engine sees the same
+   text and the same NULLs);
+2. copy the raw tables and the rule tables into the target, into fresh schemas
+   `<schema>__building_raw` and `<schema>__building_rules` (PostgreSQL: COPY through psycopg2;
+   Spark: Parquet written by DuckDB, read by the SparkSession and saved as tables);
+3. `dbt build --target <target>` in-process into `<schema>__building` (+ `_internal`): the var
+   `build_schema` (macros/generate_schema_name.sql), with `input_schema` and `rules_schema` pointing
+   at the copied tables;
+4. record the run in `runs` and swap the new results in. PostgreSQL renames the schemas in one
+   transaction (atomic: readers see the old results or the new ones); Spark has no schema rename,
+   so each result table is copied next to the live one and renamed over it (a reader may find a
+   table missing for the instant between two renames; a failed build leaves everything as it was).
+
+Connection settings come from the `incentives` profile (profiles/profiles.yml) as dbt renders it,
+environment variables included, so this module and dbt always talk to the same database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+import duckdb
+
+from .compile import compile_text, write_rules
+from .errors import RunError
+from .runner import (PROJECT_DIR, RESULT_TABLES, Say, Summary, _say, file_sha256, load_inputs, make_run_id,
+                     run_dbt, summarize_with)
+from .validate_data import validate_inputs
+
+TARGETS = ("duckdb", "postgres", "spark")
+PROFILE_NAME = "incentives"
+PROFILES_DIR = PROJECT_DIR / "profiles"
+# the schemas one run owns, as suffixes of the target's schema: results, dbt's internal models,
+# the loaded inputs and the loaded rule tables
+SCHEMA_SUFFIXES = ("", "_internal", "_raw", "_rules")
+BUILDING = "__building"
+RUNS_COLUMNS = (("run_id", "string"), ("started_at", "timestamp"), ("finished_at", "timestamp"),
+                ("project_version", "string"), ("programs_sha256", "string"), ("inputs_sha256", "string"),
+                ("row_counts", "string"), ("threads", "integer"))
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+# --------------------------------------------------------------------------- profile
+
+
+def spark_dir() -> Path:
+    """INCENTIVES_SPARK_DIR (default ./spark) made absolute, so Spark and Derby agree on it."""
+    path = Path(os.environ.get("INCENTIVES_SPARK_DIR") or "spark").resolve()
+    os.environ["INCENTIVES_SPARK_DIR"] = str(path)
+    return path
+
+
+def target_settings(target: str) -> dict[str, Any]:
+    """The `target` output of the incentives profile, rendered by dbt (env_var() applied)."""
+    from dbt.config.profile import Profile, read_profile
+    from dbt.config.renderer import ProfileRenderer
+    from dbt_common.context import set_invocation_context
+
+    if target == "spark":
+        spark_dir()
+    set_invocation_context(os.environ)
+    try:
+        raw = read_profile(str(PROFILES_DIR))
+        _, settings = Profile.render_profile(raw[PROFILE_NAME], PROFILE_NAME, target, ProfileRenderer({}))
+    except Exception as exc:  # dbt's errors (unknown target, bad YAML) carry the explanation
+        raise RunError(f"cannot read target {target!r} of profiles/profiles.yml: {exc}") from None
+    if settings.get("type") != target:
+        raise RunError(f"target {target!r} of profiles/profiles.yml has type {settings.get('type')!r}")
+    schema = str(settings.get("schema") or "")
+    if not _IDENTIFIER.match(schema):
+        raise RunError(f"target {target!r}: schema {schema!r} must be a plain identifier (letters, digits, _)")
+    return settings
+
+
+# --------------------------------------------------------------------------- warehouses
+
+
+class Warehouse:
+    """A connection to the target engine: SQL, and tables copied from the scratch DuckDB."""
+
+    target = ""
+
+    def execute(self, sql: str) -> None:
+        raise NotImplementedError
+
+    def fetch(self, sql: str) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def fetch_dicts(self, sql: str) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def schema_exists(self, schema: str) -> bool:
+        raise NotImplementedError
+
+    def tables(self, schema: str) -> list[str]:
+        raise NotImplementedError
+
+    def drop_schema(self, schema: str) -> None:
+        raise NotImplementedError
+
+    def create_schema(self, schema: str) -> None:
+        self.execute(f"create schema if not exists {schema}")
+
+    def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
+        """Create `schema.name` with the rows of the scratch DuckDB's `relation`: `_row` stays a
+        bigint, every other column is text (the staging models cast them)."""
+        raise NotImplementedError
+
+    def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
+        raise NotImplementedError
+
+    def swap(self, building: str, schema: str) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+def _text_columns(scratch: duckdb.DuckDBPyConnection, relation: str) -> list[str]:
+    return [r[0] for r in scratch.execute(f"describe select * from {relation}").fetchall()]
+
+
+def _export_select(columns: Iterable[str], relation: str) -> str:
+    cols = ", ".join('"_row"' if c == "_row" else f'cast("{c}" as varchar) as "{c}"' for c in columns)
+    return f"select {cols} from {relation}"
+
+
+class Postgres(Warehouse):
+    target = "postgres"
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        try:
+            import psycopg2
+        except ImportError:
+            raise RunError("the postgres target needs dbt-postgres: pip install -e '.[postgres]'") from None
+        options = {k: settings[k] for k in ("sslmode", "sslcert", "sslkey", "sslrootcert", "application_name")
+                   if settings.get(k)}
+        try:
+            self.con = psycopg2.connect(
+                host=settings.get("host"), port=settings.get("port", 5432), user=settings.get("user"),
+                password=settings.get("password") or settings.get("pass"), dbname=settings.get("dbname") or settings.get("database"),
+                connect_timeout=int(settings.get("connect_timeout") or 10), **options)
+        except psycopg2.OperationalError as exc:
+            raise RunError(f"cannot connect to PostgreSQL at {settings.get('host')}:{settings.get('port')} "
+                           f"(target postgres of profiles/profiles.yml; scripts/start-postgres.sh starts a local "
+                           f"server): {str(exc).strip()}") from None
+        self.con.autocommit = True
+        self._psycopg2 = psycopg2
+
+    def execute(self, sql: str, params: Any = None) -> None:
+        with self.con.cursor() as cur:
+            cur.execute(sql, params)
+
+    def fetch(self, sql: str) -> list[tuple[Any, ...]]:
+        with self.con.cursor() as cur:
+            cur.execute(sql)
+            return cur.fetchall()
+
+    def fetch_dicts(self, sql: str) -> list[dict[str, Any]]:
+        with self.con.cursor() as cur:
+            cur.execute(sql)
+            cols = [d[0] for d in cur.description]
+            return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+    def schema_exists(self, schema: str) -> bool:
+        with self.con.cursor() as cur:
+            cur.execute("select 1 from information_schema.schemata where schema_name = %s", (schema,))
+            return cur.fetchone() is not None
+
+    def tables(self, schema: str) -> list[str]:
+        with self.con.cursor() as cur:
+            cur.execute("select table_name from information_schema.tables where table_schema = %s"
+                        " and table_type = 'BASE TABLE' order by 1", (schema,))
+            return [r[0] for r in cur.fetchall()]
+
+    def drop_schema(self, schema: str) -> None:
+        self.execute(f'drop schema if exists "{schema}" cascade')
+
+    def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
+        columns = _text_columns(scratch, relation)
+        ddl = ", ".join('"_row" bigint' if c == "_row" else f'"{c}" text' for c in columns)
+        self.execute(f'create table "{schema}"."{name}" ({ddl})')
+        with tempfile.TemporaryDirectory(prefix="incentives-pg-") as tmp:
+            path = Path(tmp) / f"{name}.csv"
+            # every non-null value quoted: an unquoted empty field is NULL to COPY, "" an empty text
+            scratch.execute(f"copy ({_export_select(columns, relation)}) to '{path}' "
+                            "(format csv, header false, force_quote *)")
+            with open(path) as fh, self.con.cursor() as cur:
+                cur.copy_expert(f'copy "{schema}"."{name}" from stdin with (format csv)', fh)
+
+    def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
+        types = {"string": "text", "timestamp": "timestamp", "integer": "integer"}
+        self.execute(f'create table "{schema}".runs ('
+                     + ", ".join(f"{c} {types[t]}" for c, t in RUNS_COLUMNS) + ")")
+        if history_from and "runs" in self.tables(history_from):
+            try:
+                self.execute(f'insert into "{schema}".runs select * from "{history_from}".runs')
+            except self._psycopg2.Error:
+                pass  # a runs table of another shape has no history to carry over
+        self.execute(f'insert into "{schema}".runs values (' + ", ".join(["%s"] * len(row)) + ")", row)
+
+    def swap(self, building: str, schema: str) -> None:
+        """Drop the previous results and rename the building schemas over them, in one transaction."""
+        self.con.autocommit = False
+        try:
+            with self.con.cursor() as cur:
+                for suffix in SCHEMA_SUFFIXES:
+                    cur.execute(f'drop schema if exists "{schema}{suffix}" cascade')
+                    cur.execute(f'alter schema "{building}{suffix}" rename to "{schema}{suffix}"')
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+        finally:
+            self.con.autocommit = True
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def _keep_profile_ansi_mode() -> None:
+    """dbt-spark 1.11 overwrites `spark.sql.ansi.enabled` with false in every profile and sets it on
+    every statement it runs. Keep the profile's value instead (in this process): ANSI mode makes a
+    decimal overflow or a bad cast fail the build rather than return NULL."""
+    try:
+        from dbt.adapters.spark.connections import SparkCredentials
+    except ImportError:
+        return
+    original = SparkCredentials.__post_init__
+    if getattr(original, "_incentives_keeps_ansi", False):
+        return
+
+    def __post_init__(self: Any) -> None:
+        wanted = {str(k): str(v) for k, v in (self.server_side_parameters or {}).items()}.get("spark.sql.ansi.enabled")
+        original(self)
+        if wanted is not None:
+            self.server_side_parameters["spark.sql.ansi.enabled"] = wanted
+
+    __post_init__._incentives_keeps_ansi = True  # type: ignore[attr-defined]
+    SparkCredentials.__post_init__ = __post_init__  # type: ignore[method-assign]
+
+
+def spark_session(settings: dict[str, Any]) -> Any:
+    """The process' SparkSession with the profile's `server_side_parameters` (the one dbt-spark's
+    session method then uses too). Local mode; the jars come with the pyspark wheel."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise RunError("the spark target needs dbt-spark[session] and pyspark: pip install -e '.[spark]'") from None
+    if settings.get("method") != "session":
+        raise RunError(f"`incentives run --target spark` runs Spark in this process (method: session); "
+                       f"this profile uses method {settings.get('method')!r}: load the inputs yourself and run "
+                       "`dbt build` (README, Spark)")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        raise RunError("the spark target needs Java 17 or newer (scripts/ensure-java.sh installs Debian's)")
+    _keep_profile_ansi_mode()
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in (settings.get("server_side_parameters") or {}).items():
+        builder = builder.config(str(key), str(value))
+    session = builder.getOrCreate()
+    level = (settings.get("server_side_parameters") or {}).get("spark.log.level")
+    if level:
+        session.sparkContext.setLogLevel(str(level))
+    return session
+
+
+class Spark(Warehouse):
+    target = "spark"
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.session = spark_session(settings)
+
+    def execute(self, sql: str) -> None:
+        self.session.sql(sql).collect()
+
+    def fetch(self, sql: str) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self.session.sql(sql).collect()]
+
+    def fetch_dicts(self, sql: str) -> list[dict[str, Any]]:
+        return [r.asDict() for r in self.session.sql(sql).collect()]
+
+    def schema_exists(self, schema: str) -> bool:
+        return bool(self.session.catalog.databaseExists(schema))
+
+    def tables(self, schema: str) -> list[str]:
+        if not self.schema_exists(schema):
+            return []
+        return sorted(t.name for t in self.session.catalog.listTables(schema) if t.tableType != "VIEW")
+
+    def drop_schema(self, schema: str) -> None:
+        self.execute(f"drop database if exists {schema} cascade")
+
+    def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
+        columns = _text_columns(scratch, relation)
+        with tempfile.TemporaryDirectory(prefix="incentives-spark-") as tmp:
+            path = Path(tmp) / f"{name}.parquet"
+            scratch.execute(f"copy ({_export_select(columns, relation)}) to '{path}' (format parquet)")
+            frame = self.session.read.parquet(str(path))
+            frame.write.format("parquet").mode("overwrite").saveAsTable(f"{schema}.{name}")
+
+    def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
+        from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampNTZType
+
+        types = {"string": StringType(), "timestamp": TimestampNTZType(), "integer": IntegerType()}
+        ddl = ", ".join(f"{c} {'timestamp_ntz' if t == 'timestamp' else t}" for c, t in RUNS_COLUMNS)
+        self.execute(f"create table if not exists {schema}.runs ({ddl}) using parquet")
+        frame = self.session.createDataFrame([row], StructType([StructField(c, types[t]) for c, t in RUNS_COLUMNS]))
+        frame.write.insertInto(f"{schema}.runs")
+
+    def swap(self, building: str, schema: str) -> None:
+        """Copy each result table next to the live one, then rename it over the live one."""
+        self.create_schema(schema)
+        tables = self.tables(building)
+        for table in tables:
+            self.execute(f"drop table if exists {schema}.{table}__new")
+            self.execute(f"create table {schema}.{table}__new using parquet as select * from {building}.{table}")
+        live = set(self.tables(schema))
+        for table in tables:
+            self.execute(f"drop table if exists {schema}.{table}__old")
+            if table in live:
+                self.execute(f"alter table {schema}.{table} rename to {schema}.{table}__old")
+            self.execute(f"alter table {schema}.{table}__new rename to {schema}.{table}")
+        for table in tables:
+            self.execute(f"drop table if exists {schema}.{table}__old")
+        for suffix in SCHEMA_SUFFIXES:
+            self.drop_schema(f"{building}{suffix}")
+
+
+def connect(target: str, settings: dict[str, Any] | None = None) -> Warehouse:
+    """A connection to `target` of the profile (postgres or spark)."""
+    if target not in ("postgres", "spark"):
+        raise RunError(f"unknown target {target!r}; one of {', '.join(TARGETS)}")
+    settings = settings or target_settings(target)
+    return Postgres(settings) if target == "postgres" else Spark(settings)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def load_rule_csvs(scratch: duckdb.DuckDBPyConnection, rules_dir: Path, schema: str = "rules") -> list[str]:
+    """Read the compiled rule CSVs into the scratch DuckDB as text, with the reader
+    duckdb__read_rule_table uses (the `# generated` line skipped; empty fields NULL)."""
+    scratch.execute(f"create schema if not exists {schema}")
+    names = []
+    for path in sorted(rules_dir.glob("*.csv")):
+        names.append(path.stem)
+        scratch.execute(
+            f"create or replace table {schema}.{path.stem} as select * from read_csv('{path}', header = true, "
+            "skip = 1, quote = '\"', escape = '\"', all_varchar = true)")
+    return names
+
+
+def load_rules(warehouse: Warehouse, rules_dir: Path, schema: str) -> int:
+    """(Re)create `schema` on the target with one table per compiled rule CSV; the number of tables."""
+    scratch = duckdb.connect()
+    try:
+        names = load_rule_csvs(scratch, rules_dir)
+        warehouse.drop_schema(schema)
+        warehouse.create_schema(schema)
+        for name in names:
+            warehouse.copy_from_duckdb(scratch, f"rules.{name}", schema, name)
+    finally:
+        scratch.close()
+    return len(names)
+
+
+def compile_to_target(programs: Path, out: Path, target: str, rules_schema: str = "incentive_rules") -> int:
+    """`incentives compile FILE --target X`: write the rule CSVs and load them into `rules_schema`."""
+    if not _IDENTIFIER.match(rules_schema):
+        raise RunError(f"rules schema {rules_schema!r} must be a plain identifier")
+    warehouse = connect(target)
+    try:
+        return load_rules(warehouse, out, rules_schema)
+    finally:
+        warehouse.close()
+
+
+# --------------------------------------------------------------------------- run
+
+
+def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, threads: int = 1,
+               unit_tests: bool = False) -> Summary:
+    """`incentives run --target postgres|spark`: compile, validate, load, build, swap in."""
+    from . import __version__
+
+    started = time.perf_counter()
+    started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    phases: dict[str, float] = {}
+    mark = [started]
+
+    def phase(name: str) -> None:
+        now = time.perf_counter()
+        phases[name] = now - mark[0]
+        mark[0] = now
+
+    settings = target_settings(target)
+    schema = str(settings["schema"])
+    building = schema + BUILDING
+    say(f"Compiling {programs}")
+    try:
+        text = programs.read_text()
+    except OSError as exc:
+        raise RunError(f"cannot read the programs file {programs}: {exc.strerror}") from None
+    rules, _ = compile_text(text, str(programs))
+    work = Path(tempfile.mkdtemp(prefix="incentives-run-"))
+    scratch = duckdb.connect()
+    warehouse: Warehouse | None = None
+    swapped = False
+    try:
+        rules_dir = work / "rules"
+        write_rules(rules, rules_dir)
+        phase("compile")
+        say(f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows")
+
+        say(f"Loading {data_dir} (validated in DuckDB)")
+        counts, sources = load_inputs(scratch, data_dir)
+        validate_inputs(scratch, sources)
+        rule_names = load_rule_csvs(scratch, rules_dir)
+        phase("validate")
+        say(f"  {', '.join(f'{name} {n:,}' for name, n in counts.items())}")
+
+        say(f"Loading into {target} (schemas {building}_raw, {building}_rules)")
+        warehouse = connect(target, settings)
+        for suffix in SCHEMA_SUFFIXES:  # what a failed or killed earlier run left
+            warehouse.drop_schema(building + suffix)
+        for suffix in ("_raw", "_rules"):
+            warehouse.create_schema(building + suffix)
+        for name in counts:
+            warehouse.copy_from_duckdb(scratch, f"raw.{name}", building + "_raw", name)
+        for name in rule_names:
+            warehouse.copy_from_duckdb(scratch, f"rules.{name}", building + "_rules", name)
+        phase("load")
+
+        input_paths = {name: src.path for name, src in sources.items()}
+        run_id = make_run_id(started_at, programs, input_paths)
+        say(f"  run id {run_id}")
+        say(f"Building (dbt build --target {target}) into {building}")
+        dbt_vars = {"build_schema": building, "input_schema": building + "_raw", "rules_schema": building + "_rules",
+                    "rules_dir": str(rules_dir), "run_id": run_id}
+        args = ["build", "--target", target, "--vars", json.dumps(dbt_vars)]
+        if not unit_tests:
+            args += ["--exclude", "test_type:unit"]
+        run_dbt(args, None, say, threads)
+        phase("build")
+
+        row_counts = dict(counts)
+        for table in (*RESULT_TABLES, "run_warnings"):
+            row_counts[table] = int(warehouse.fetch(f"select count(*) from {building}.{table}")[0][0])
+        summary = summarize_with(warehouse.fetch, building, building + "_internal")
+        finished_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None)
+        row = (run_id, started_at.replace(tzinfo=None), finished_at, __version__, file_sha256(programs),
+               json.dumps({name: file_sha256(path) for name, path in sorted(input_paths.items())}, sort_keys=True),
+               json.dumps(row_counts, sort_keys=True), threads if target == "postgres" else int(settings.get("threads") or 1))
+        if target == "postgres":
+            warehouse.record_run(building, row, history_from=schema)
+        phase("record")
+        warehouse.swap(building, schema)
+        swapped = True
+        if target == "spark":
+            warehouse.record_run(schema, row, history_from=None)
+        phase("swap")
+    finally:
+        if warehouse is not None:
+            if not swapped:
+                for suffix in SCHEMA_SUFFIXES:
+                    try:
+                        warehouse.drop_schema(building + suffix)
+                    except Exception:  # the original error matters more
+                        pass
+            warehouse.close()
+        scratch.close()
+        shutil.rmtree(work, ignore_errors=True)
+    phases["total"] = time.perf_counter() - started
+    summary.phases = phases
+    say(f"Done in {phases['total']:.1f}s: results in schema {schema} of target {target} "
+        f"(tables {', '.join(RESULT_TABLES)})")
+    return summary
+
+
+def read_tables(target: str, tables: Iterable[str], schema: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Rows of result tables of `target` (default schema: the profile's), as dicts."""
+    settings = target_settings(target)
+    schema = schema or str(settings["schema"])
+    warehouse = connect(target, settings)
+    try:
+        return {name: warehouse.fetch_dicts(f"select * from {schema}.{name}") for name in tables}
+    finally:
+        warehouse.close()
+
