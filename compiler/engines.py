@@ -28,7 +28,6 @@ import os
 import re
 import shutil
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -36,7 +35,7 @@ import duckdb
 
 from .compile import compile_text, write_rules
 from .errors import RunError
-from .runner import (PROJECT_DIR, RESULT_TABLES, Say, Summary, _say, file_sha256, load_inputs, make_run_id,
+from .runner import (PROJECT_DIR, RESULT_TABLES, PhaseTimer, Say, Summary, _say, file_sha256, load_inputs, make_run_id,
                      run_dbt, summarize_with)
 from .validate_data import validate_inputs
 
@@ -396,15 +395,8 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
     """`incentives run --target postgres|spark`: compile, validate, load, build, swap in."""
     from . import __version__
 
-    started = time.perf_counter()
     started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-    phases: dict[str, float] = {}
-    mark = [started]
-
-    def phase(name: str) -> None:
-        now = time.perf_counter()
-        phases[name] = now - mark[0]
-        mark[0] = now
+    phase = PhaseTimer()
 
     settings = target_settings(target)
     schema = str(settings["schema"])
@@ -483,9 +475,8 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
             warehouse.close()
         scratch.close()
         shutil.rmtree(work, ignore_errors=True)
-    phases["total"] = time.perf_counter() - started
-    summary.phases = phases
-    say(f"Done in {phases['total']:.1f}s: results in schema {schema} of target {target} "
+    summary.phases = phase.done()
+    say(f"Done in {summary.phases['total']:.1f}s: results in schema {schema} of target {target} "
         f"(tables {', '.join(RESULT_TABLES)})")
     return summary
 

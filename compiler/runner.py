@@ -164,6 +164,24 @@ def record_run(building: Path, previous: Path, run_id: str, started_at: dt.datet
         con.close()
 
 
+class PhaseTimer:
+    """Seconds per phase of a run: call it with a phase's name when the phase ends."""
+
+    def __init__(self) -> None:
+        self.started = self.mark = time.perf_counter()
+        self.phases: dict[str, float] = {}
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        self.phases[name] = now - self.mark
+        self.mark = now
+
+    def done(self) -> dict[str, float]:
+        """The phases and the total."""
+        self.phases["total"] = time.perf_counter() - self.started
+        return self.phases
+
+
 @dataclass
 class Summary:
     participants: int
@@ -287,15 +305,8 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
 
         return run_target(target, programs, data_dir, say=say, threads=threads, unit_tests=unit_tests)
     assert database is not None, "a DuckDB run needs a database file"
-    started = time.perf_counter()
     started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-    phases: dict[str, float] = {}
-    mark = [started]
-
-    def phase(name: str) -> None:
-        now = time.perf_counter()
-        phases[name] = now - mark[0]
-        mark[0] = now
+    phase = PhaseTimer()
 
     database = database.resolve()
     database.parent.mkdir(parents=True, exist_ok=True)
@@ -346,9 +357,8 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
         shutil.rmtree(rules_dir, ignore_errors=True)
     summary = summarize(database)
     phase("summary")
-    phases["total"] = time.perf_counter() - started
-    summary.phases = phases
-    say(f"Done in {time.perf_counter() - started:.1f}s: results in {database} "
+    summary.phases = phase.done()
+    say(f"Done in {summary.phases['total']:.1f}s: results in {database} "
         f"(tables {', '.join(RESULT_TABLES)})")
     return summary
 

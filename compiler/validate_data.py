@@ -155,7 +155,7 @@ def _prices(con: Any, sources: dict[str, Source]) -> list[Issue]:
     start, end = (f"try_cast({_text(c)} as date)" for c in ("start_date", "end_date"))
     out += _rows(con, sources["prices"], f"{end} < {start}", "end_date", "price period ends before it starts",
                  "end_date on or after start_date",
-                 value_sql=f"cast(\"start_date\" as varchar) || ' .. ' || cast(\"end_date\" as varchar)")
+                 value_sql="cast(\"start_date\" as varchar) || ' .. ' || cast(\"end_date\" as varchar)")
     return out
 
 
