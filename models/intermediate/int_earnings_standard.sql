@@ -4,63 +4,120 @@
 -- Standard offers: each incentives[] entry pays the participant's transactions matching its
 -- period, transaction type and a SKU of its rates. fixed_amount shares the entry x SKU total
 -- over those transactions in proportion to value (nothing when they sum to 0 or less).
+-- The transactions meet a narrow build side (participant, rate id, match keys); the rates' text
+-- columns are joined to the matched rows afterwards from the small rates table.
 with qualified as (
     select * from {{ ref('int_offer_status') }}
     where qualified and strategy_key = 'standard'
 ),
 
-rates as (
+rate_rows as (
     select * from {{ ref('stg_rules__standard_rates') }}
+),
+
+bucket_rows as (
+    select * from {{ ref('int_transaction_buckets') }}
 ),
 
 transactions as (
     select * from {{ ref('int_transactions') }}
 ),
 
-matched as (
+rates as (
+    select
+        rate_rows.*,
+        row_number() over (
+            order by offer_key, incentive_rate_key, sku_key, transaction_type, start_date, end_date
+        ) as rate_id
+    from rate_rows
+),
+
+entity_skus as (
+    select distinct entity_id, sku_key from bucket_rows
+),
+
+offer_calculators as (
+    select distinct offer_key, calculator_key from qualified
+),
+
+rate_pairs as (
     select
         qualified.entity_id,
-        rates.program_key,
-        rates.offer_key,
-        qualified.calculator_key as offer_calculator,
-        qualified.strategy_key,
+        rates.rate_id,
         rates.sku_key,
-        rates.incentive_rate_key,
-        rates.measure as incentive_rate_measure,
-        rates.rate,
+        rates.transaction_type,
+        rates.start_date,
+        rates.end_date,
+        qualified.calculator_key = 'fixed_amount' as is_shared
+    from rates
+    inner join qualified on qualified.offer_key = rates.offer_key
+    -- only the participant x SKU pairs with transactions: a far smaller hash table below (a
+    -- semi join, which the optimizer does not reorder with the joins around it)
+    where exists (
+        select 1 from entity_skus
+        where entity_skus.entity_id = qualified.entity_id and entity_skus.sku_key = rates.sku_key
+    )
+),
+
+matched as (
+    select
+        rate_pairs.rate_id,
+        rate_pairs.is_shared,
+        transactions.entity_id,
         transactions.transaction_id,
         transactions.quantity,
         transactions.uom_key,
         transactions.amount,
         transactions.value
-    from rates
-    inner join qualified on qualified.offer_key = rates.offer_key
-    inner join transactions
-        on transactions.entity_id = qualified.entity_id
-        and transactions.sku_key = rates.sku_key
-    where (rates.transaction_type is null or rates.transaction_type = transactions.transaction_type)
-        and transactions.transaction_date >= rates.start_date
-        and transactions.transaction_date <= rates.end_date
+    from transactions
+    inner join rate_pairs
+        on rate_pairs.entity_id = transactions.entity_id
+        and rate_pairs.sku_key = transactions.sku_key
+    where (rate_pairs.transaction_type is null or rate_pairs.transaction_type = transactions.transaction_type)
+        and transactions.transaction_date >= rate_pairs.start_date
+        and transactions.transaction_date <= rate_pairs.end_date
 ),
 
-share_totals as (
-    -- only fixed_amount shares a total (a window over every earning row would cost a sort)
-    select entity_id, offer_key, incentive_rate_key, sku_key, sum(value) as share_total
+{%- for part in ['unshared', 'shared'] %}
+
+{{ part }}_decorated as (
+    -- a left join (every rate_id exists) keeps the wide rate columns out of the join above
+    select
+        matched.entity_id,
+        rates.program_key,
+        rates.offer_key,
+        offer_calculators.calculator_key as offer_calculator,
+        'standard' as strategy_key,
+        rates.sku_key,
+        rates.incentive_rate_key,
+        rates.measure as incentive_rate_measure,
+        rates.rate,
+        matched.transaction_id,
+        matched.quantity,
+        matched.uom_key,
+        matched.amount,
+        matched.value
     from matched
-    where offer_calculator = 'fixed_amount'
-    group by entity_id, offer_key, incentive_rate_key, sku_key
+    left join rates on rates.rate_id = matched.rate_id
+    left join offer_calculators on offer_calculators.offer_key = rates.offer_key
+    where {{ 'not ' if part == 'unshared' }}matched.is_shared
 ),
+{%- endfor %}
 
 shared as (
+    -- only fixed_amount shares a total: a window over its (few) rows, not over every earning row
     select
-        matched.*,
-        share_totals.share_total
-    from matched
-    left join share_totals
-        on share_totals.entity_id = matched.entity_id
-        and share_totals.offer_key = matched.offer_key
-        and share_totals.incentive_rate_key = matched.incentive_rate_key
-        and share_totals.sku_key = matched.sku_key
+        shared_decorated.*,
+        {{ incentives.cast_measure(
+            'sum(value) over (partition by entity_id, offer_key, incentive_rate_key, sku_key)') }} as share_total
+    from shared_decorated
+),
+
+earning_rows as (
+    select unshared_decorated.*, cast(null as {{ incentives.type_measure() }}) as share_total
+    from unshared_decorated
+    union all
+    select * from shared where share_total > 0
 ),
 
 final as (
@@ -70,11 +127,10 @@ final as (
         quantity as provided_quantity, uom_key as provided_uom_key, amount as provided_amount,
         {{ incentives.cast_measure('quantity') }} as quantity,
         value,
-        {{ incentives.cast_measure('share_total') }} as share_total,
+        share_total,
         cast(null as {{ incentives.type_measure() }}) as covered_units,
         cast(null as {{ incentives.type_measure() }}) as contribution
-    from shared
-    where offer_calculator <> 'fixed_amount' or share_total > 0
+    from earning_rows
 )
 
 select * from final

@@ -22,8 +22,8 @@ filter_keys as (
     select * from {{ ref('stg_rules__filter_keys') }}
 ),
 
-transactions as (
-    select * from {{ ref('int_transactions') }}
+bucket_rows as (
+    select * from {{ ref('int_transaction_buckets') }}
 ),
 
 thresholds as (
@@ -44,111 +44,120 @@ transaction_properties as (
 offer_scope as (
     select
         qualified.entity_id, qualified.calculator_key, offers.program_key, offers.offer_key, offers.strategy_key,
-        offers.threshold_type, offers.threshold_property_key, offers.threshold_property_level, offers.earning_filter_id
+        offers.threshold_type, offers.threshold_property_key, offers.threshold_property_level, offers.earning_filter_id,
+        offers.threshold_type = 'property' and offers.threshold_property_level = 'transaction' as per_transaction,
+        qualified.calculator_key = 'fixed_amount' as is_shared,
+        row_number() over (order by qualified.entity_id, offers.offer_key) as scope_id
     from qualified
     inner join offers on offers.offer_key = qualified.offer_key
 ),
 
-earning_by_sku as (
-    select offer_scope.entity_id, offer_scope.offer_key, transactions.transaction_id
-    from offer_scope
-    inner join filter_keys on filter_keys.filter_id = offer_scope.earning_filter_id and filter_keys.sku_key is not null
-    inner join transactions
-        on transactions.entity_id = offer_scope.entity_id
-        and transactions.sku_key = filter_keys.sku_key
-        and transactions.transaction_type = filter_keys.transaction_type
-        and transactions.bucket_id = filter_keys.bucket_id
+participant_tiers as (
+    -- the tier is chosen once per participant x offer (or per transaction below), not per earning row
+    select thresholds.entity_id, thresholds.offer_key, max(tiers.threshold) as tier_threshold
+    from thresholds
+    inner join tiers
+        on tiers.offer_key = thresholds.offer_key
+        and tiers.threshold <= thresholds.threshold_value
+    group by thresholds.entity_id, thresholds.offer_key
 ),
 
-earning_any_sku as (
-    select offer_scope.entity_id, offer_scope.offer_key, transactions.transaction_id
-    from offer_scope
-    inner join filter_keys on filter_keys.filter_id = offer_scope.earning_filter_id and filter_keys.sku_key is null
-    inner join transactions
-        on transactions.entity_id = offer_scope.entity_id
-        and transactions.transaction_type = filter_keys.transaction_type
-        and transactions.bucket_id = filter_keys.bucket_id
+transaction_tiers as (
+    select transaction_properties.transaction_id, offers.offer_key, max(tiers.threshold) as tier_threshold
+    from offers
+    inner join transaction_properties on transaction_properties.property_key = offers.threshold_property_key
+    inner join tiers
+        on tiers.offer_key = offers.offer_key
+        and tiers.threshold <= {{ incentives.safe_to_decimal('transaction_properties.property_value') }}
+    where offers.threshold_type = 'property' and offers.threshold_property_level = 'transaction'
+    group by transaction_properties.transaction_id, offers.offer_key
 ),
 
-earning as (
-    -- the keys of a filter never overlap: each transaction matches at most once
-    select * from earning_by_sku
+earning_keys as (
+    -- narrow build side (the transactions below carry their own columns through the join), only
+    -- the keys a participant has transactions for
+    select offer_scope.scope_id, offer_scope.is_shared, offer_scope.entity_id,
+        filter_keys.sku_key, filter_keys.transaction_type, filter_keys.bucket_id
+    from offer_scope
+    inner join filter_keys on filter_keys.filter_id = offer_scope.earning_filter_id
+    where filter_keys.sku_key is null or exists (
+        select 1 from bucket_rows
+        where bucket_rows.entity_id = offer_scope.entity_id
+            and bucket_rows.sku_key = filter_keys.sku_key
+            and bucket_rows.transaction_type = filter_keys.transaction_type
+            and bucket_rows.bucket_id = filter_keys.bucket_id
+    )
+),
+
+{%- for part in ['unshared', 'shared'] %}
+
+{{ part }}_earning as (
+    -- the keys of a filter never overlap: each transaction matches at most once. int_transactions
+    -- is read directly in each branch (a CTE read several times is materialized).
+    select earning_keys.scope_id, transactions.*
+    from {{ ref('int_transactions') }} as transactions
+    inner join earning_keys
+        on earning_keys.entity_id = transactions.entity_id
+        and earning_keys.sku_key = transactions.sku_key
+        and earning_keys.transaction_type = transactions.transaction_type
+        and earning_keys.bucket_id = transactions.bucket_id
+    where {{ 'not ' if part == 'unshared' }}earning_keys.is_shared and earning_keys.sku_key is not null
     union all
-    select * from earning_any_sku
+    select earning_keys.scope_id, transactions.*
+    from {{ ref('int_transactions') }} as transactions
+    inner join earning_keys
+        on earning_keys.entity_id = transactions.entity_id
+        and earning_keys.transaction_type = transactions.transaction_type
+        and earning_keys.bucket_id = transactions.bucket_id
+    where {{ 'not ' if part == 'unshared' }}earning_keys.is_shared and earning_keys.sku_key is null
 ),
 
-earning_rows as (
+{{ part }}_tiered as (
+    -- left joins (every scope_id exists) keep the wide columns out of the join above
     select
-        earning.entity_id,
+        {{ part }}_earning.entity_id,
         offer_scope.program_key,
-        earning.offer_key,
+        offer_scope.offer_key,
         offer_scope.calculator_key as offer_calculator,
         offer_scope.strategy_key,
-        transactions.transaction_id,
-        transactions.sku_key,
-        transactions.quantity,
-        transactions.uom_key,
-        transactions.amount,
-        transactions.value,
-        case when offer_scope.threshold_type = 'property' and offer_scope.threshold_property_level = 'transaction'
-             then {{ incentives.safe_to_decimal('transaction_properties.property_value') }}
-             else thresholds.threshold_value
-        end as threshold_value
-    from earning
-    inner join offer_scope
-        on offer_scope.entity_id = earning.entity_id and offer_scope.offer_key = earning.offer_key
-    inner join transactions on transactions.transaction_id = earning.transaction_id
-    left join thresholds
-        on thresholds.entity_id = earning.entity_id
-        and thresholds.offer_key = earning.offer_key
-    left join transaction_properties
-        on transaction_properties.transaction_id = earning.transaction_id
-        and transaction_properties.property_key = offer_scope.threshold_property_key
-),
-
-tier_choices as (
-    -- the tier is chosen once per distinct (offer, threshold value), not per earning row
-    select
-        values_seen.offer_key,
-        values_seen.threshold_value,
-        max(tiers.threshold) as tier_threshold
-    from (select distinct offer_key, threshold_value from earning_rows where threshold_value is not null) as values_seen
-    inner join tiers
-        on tiers.offer_key = values_seen.offer_key
-        and tiers.threshold <= values_seen.threshold_value
-    group by values_seen.offer_key, values_seen.threshold_value
-),
-
-tiered as (
-    select
-        earning_rows.*,
+        {{ part }}_earning.transaction_id,
+        {{ part }}_earning.sku_key,
+        {{ part }}_earning.quantity,
+        {{ part }}_earning.uom_key,
+        {{ part }}_earning.amount,
+        {{ part }}_earning.value,
         tiers.tier_key,
         tiers.rate,
         tiers.measure
-    from earning_rows
-    inner join tier_choices
-        on tier_choices.offer_key = earning_rows.offer_key
-        and tier_choices.threshold_value = earning_rows.threshold_value
+    from {{ part }}_earning
+    left join offer_scope on offer_scope.scope_id = {{ part }}_earning.scope_id
+    left join participant_tiers
+        on participant_tiers.entity_id = offer_scope.entity_id
+        and participant_tiers.offer_key = offer_scope.offer_key
+    left join transaction_tiers
+        on offer_scope.per_transaction
+        and transaction_tiers.transaction_id = {{ part }}_earning.transaction_id
+        and transaction_tiers.offer_key = offer_scope.offer_key
     inner join tiers
-        on tiers.offer_key = tier_choices.offer_key
-        and tiers.threshold = tier_choices.tier_threshold
+        on tiers.offer_key = offer_scope.offer_key
+        and tiers.threshold = case when offer_scope.per_transaction then transaction_tiers.tier_threshold
+                                   else participant_tiers.tier_threshold end
 ),
+{%- endfor %}
 
-share_totals as (
-    select entity_id, offer_key, sum(value) as share_total
-    from tiered
-    where offer_calculator = 'fixed_amount'
-    group by entity_id, offer_key
-),
-
-chosen as (
+shared as (
+    -- fixed_amount shares the tier total over all earning transactions: a window over its (few) rows
     select
-        tiered.*,
-        share_totals.share_total
-    from tiered
-    left join share_totals
-        on share_totals.entity_id = tiered.entity_id
-        and share_totals.offer_key = tiered.offer_key
+        shared_tiered.*,
+        sum(value) over (partition by entity_id, offer_key) as share_total
+    from shared_tiered
+),
+
+earning_rows as (
+    select unshared_tiered.*, cast(null as {{ incentives.type_measure() }}) as share_total
+    from unshared_tiered
+    union all
+    select * from shared where share_total > 0
 ),
 
 final as (
@@ -161,8 +170,7 @@ final as (
         {{ incentives.cast_measure('share_total') }} as share_total,
         cast(null as {{ incentives.type_measure() }}) as covered_units,
         cast(null as {{ incentives.type_measure() }}) as contribution
-    from chosen
-    where offer_calculator <> 'fixed_amount' or share_total > 0
+    from earning_rows
 )
 
 select * from final

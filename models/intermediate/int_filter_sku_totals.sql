@@ -1,12 +1,54 @@
 -- Net quantity and value per participant x filter group x SKU. The compiler turns each filter
 -- group into non-overlapping (SKU or any, transaction type, time bucket) keys, so a plain key join
 -- of the pre-aggregated rows counts every transaction once (the union of entries).
+-- With enrollments, only the (participant, filter) pairs of enrolled programs are summed: the
+-- filters a program's qualifications and stepped thresholds read (earning filters join
+-- transactions directly). Without enrollments every participant is evaluated for every program.
 with bucket_rows as (
     select * from {{ ref('int_transaction_buckets') }}
 ),
 
 filter_keys as (
     select * from {{ ref('stg_rules__filter_keys') }}
+),
+
+evaluations as (
+    select * from {{ ref('int_evaluations') }}
+),
+
+enrollments as (
+    select * from {{ ref('stg_enrollments') }}
+),
+
+qualifications as (
+    select * from {{ ref('stg_rules__qualifications') }}
+),
+
+offers as (
+    select * from {{ ref('stg_rules__offers') }}
+),
+
+enrollment_mode as (
+    select count(*) > 0 as enrolled_only from enrollments
+),
+
+program_filters as (
+    select program_key, filter_id from qualifications where filter_id is not null
+    union
+    select program_key, numerator_filter_id from qualifications where numerator_filter_id is not null
+    union
+    select program_key, denominator_filter_id from qualifications where denominator_filter_id is not null
+    union
+    select program_key, threshold_filter_id from offers where threshold_filter_id is not null
+),
+
+evaluated_filters as (
+    -- empty without enrollments (then nothing is restricted)
+    select distinct evaluations.entity_id, program_filters.filter_id
+    from enrollment_mode
+    cross join evaluations
+    inner join program_filters on program_filters.program_key = evaluations.program_key
+    where enrollment_mode.enrolled_only
 ),
 
 sku_matches as (
@@ -43,6 +85,16 @@ matches as (
     select * from any_sku_matches
 ),
 
+evaluated_matches as (
+    select matches.*
+    from matches
+    cross join enrollment_mode
+    left join evaluated_filters
+        on evaluated_filters.entity_id = matches.entity_id
+        and evaluated_filters.filter_id = matches.filter_id
+    where not enrollment_mode.enrolled_only or evaluated_filters.filter_id is not null
+),
+
 final as (
     select
         filter_id,
@@ -50,7 +102,7 @@ final as (
         sku_key,
         sum(quantity) as quantity,
         sum(value) as value
-    from matches
+    from evaluated_matches
     group by filter_id, entity_id, sku_key
 )
 

@@ -17,29 +17,37 @@ status as (
     select * from {{ ref('int_qualification_status') }}
 ),
 
+scoped_terms as (
+    -- an integer id per scope (program, or program x offer): the participant-level group-bys
+    -- below then key on (participant, integers) instead of long text keys
+    select
+        terms.*,
+        dense_rank() over (order by terms.program_key, coalesce(terms.offer_key, '')) as scope_id
+    from terms
+),
+
 term_status as (
     select
         status.entity_id,
-        terms.program_key,
-        terms.offer_key,
-        terms.term_id,
+        scoped_terms.scope_id,
+        scoped_terms.term_id,
         min(case when status.met or status.waived then 1 else 0 end) as term_true
-    from terms
+    from scoped_terms
     inner join status
-        on status.program_key = terms.program_key
-        and coalesce(status.offer_key, '') = coalesce(terms.offer_key, '')
-        and status.qualification_key = terms.qualification_key
-    group by status.entity_id, terms.program_key, terms.offer_key, terms.term_id
+        on status.program_key = scoped_terms.program_key
+        and coalesce(status.offer_key, '') = coalesce(scoped_terms.offer_key, '')
+        and status.qualification_key = scoped_terms.qualification_key
+    group by status.entity_id, scoped_terms.scope_id, scoped_terms.term_id
 ),
 
 scope_status as (
-    select entity_id, program_key, offer_key, max(term_true) = 1 as scope_qualified
+    select entity_id, scope_id, max(term_true) = 1 as scope_qualified
     from term_status
-    group by entity_id, program_key, offer_key
+    group by entity_id, scope_id
 ),
 
 scopes_with_terms as (
-    select distinct program_key, coalesce(offer_key, '') as scope_offer_key from terms
+    select distinct program_key, coalesce(offer_key, '') as scope_offer_key, scope_id from scoped_terms
 ),
 
 scoped as (
@@ -61,12 +69,10 @@ scoped as (
         on offer_scope.program_key = offers.program_key and offer_scope.scope_offer_key = offers.offer_key
     left join scope_status as program_status
         on program_status.entity_id = evaluations.entity_id
-        and program_status.program_key = offers.program_key
-        and program_status.offer_key is null
+        and program_status.scope_id = program_scope.scope_id
     left join scope_status as offer_status
         on offer_status.entity_id = evaluations.entity_id
-        and offer_status.program_key = offers.program_key
-        and offer_status.offer_key = offers.offer_key
+        and offer_status.scope_id = offer_scope.scope_id
 ),
 
 final as (

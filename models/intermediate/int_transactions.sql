@@ -1,5 +1,6 @@
 -- Transactions with their value (quantity x program price on the date, else amount) and the
--- time bucket their date falls in.
+-- time bucket their date falls in. Prices and buckets are resolved once per distinct date (and
+-- SKU), so the transactions only meet small tables in equality joins.
 with transactions as (
     select * from {{ ref('stg_transactions') }}
 ),
@@ -12,23 +13,36 @@ buckets as (
     select * from {{ ref('stg_rules__time_buckets') }}
 ),
 
-candidate_prices as (
-    select
-        transactions.transaction_id,
-        prices.price,
-        row_number() over (
-            partition by transactions.transaction_id
-            order by prices.start_date desc nulls last, prices.end_date desc nulls first, prices.price
-        ) as price_rank
-    from transactions
-    inner join prices
-        on prices.sku_key = transactions.sku_key
-        and (prices.start_date is null or prices.start_date <= transactions.transaction_date)
-        and (prices.end_date is null or transactions.transaction_date <= prices.end_date)
+transaction_dates as (
+    -- from the model itself, not the CTE above: a CTE read twice is materialized (10M rows)
+    select distinct transaction_date from {{ ref('stg_transactions') }} where transaction_date is not null
 ),
 
-program_prices as (
-    select transaction_id, price from candidate_prices where price_rank = 1
+date_buckets as (
+    select transaction_dates.transaction_date, buckets.bucket_id
+    from transaction_dates
+    inner join buckets
+        on transaction_dates.transaction_date >= buckets.start_date
+        and transaction_dates.transaction_date <= buckets.end_date
+),
+
+candidate_prices as (
+    select
+        prices.sku_key,
+        transaction_dates.transaction_date,
+        prices.price,
+        row_number() over (
+            partition by prices.sku_key, transaction_dates.transaction_date
+            order by prices.start_date desc nulls last, prices.end_date desc nulls first, prices.price
+        ) as price_rank
+    from prices
+    inner join transaction_dates
+        on (prices.start_date is null or prices.start_date <= transaction_dates.transaction_date)
+        and (prices.end_date is null or transaction_dates.transaction_date <= prices.end_date)
+),
+
+day_prices as (
+    select sku_key, transaction_date, price from candidate_prices where price_rank = 1
 ),
 
 final as (
@@ -42,15 +56,15 @@ final as (
         transactions.uom_key,
         transactions.amount,
         {{ incentives.cast_measure(
-            "case when program_prices.price is not null
-                  then cast(transactions.quantity as decimal(38,4)) * program_prices.price
+            "case when day_prices.price is not null
+                  then cast(transactions.quantity as decimal(38,4)) * day_prices.price
                   else transactions.amount end") }} as value,
-        buckets.bucket_id
+        date_buckets.bucket_id
     from transactions
-    left join program_prices on program_prices.transaction_id = transactions.transaction_id
-    left join buckets
-        on transactions.transaction_date >= buckets.start_date
-        and transactions.transaction_date <= buckets.end_date
+    left join day_prices
+        on day_prices.sku_key = transactions.sku_key
+        and day_prices.transaction_date = transactions.transaction_date
+    left join date_buckets on date_buckets.transaction_date = transactions.transaction_date
 )
 
 select * from final
