@@ -35,6 +35,10 @@ INPUT_COLUMNS: dict[str, tuple[str, ...]] = {
     "enrollments": ("entity_id", "program_key"),
 }
 REQUIRED_INPUTS = ("transactions", "products")
+# Stored without compression: transaction_id is unique by contract, so DuckDB's dictionary/FSST
+# compression costs a quarter of the load's CPU time for it alone (10M Parquet rows: 5.0 s instead
+# of 6.6 s) and saves little (the database file is ~100 MB larger without it).
+UNCOMPRESSED_COLUMNS: dict[str, tuple[str, ...]] = {"transactions": ("transaction_id",)}
 RESULT_TABLES = ("qualification_results", "potential_earnings", "offer_results")
 # the in-memory database profiles/profiles.yml attaches; intermediate models are built there
 WORK_DATABASE = "incentives_work"
@@ -89,14 +93,18 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str
             reader = f"read_parquet({_sql_string(str(path))}, file_row_number = true)"
             row_number = "file_row_number + 1"
         try:
-            present = [r[0] for r in con.execute(f"describe select * from {reader}").fetchall()]
-            missing = [c for c in columns if c not in present]
+            types = {r[0]: r[1] for r in con.execute(f"describe select * from {reader}").fetchall()}
+            missing = [c for c in columns if c not in types]
             if missing:
                 issues.add(str(path), "missing required column" + ("s" if len(missing) > 1 else ""),
                            ", ".join(missing), "columns " + ", ".join(columns))
                 continue
+            ddl = ", ".join(f'"{c}" {types[c]}' + (" using compression uncompressed"
+                                                   if c in UNCOMPRESSED_COLUMNS.get(name, ()) else "")
+                            for c in columns)
+            con.execute(f"create table {schema}.{name} (_row bigint, {ddl})")
             select = ", ".join(f'"{c}"' for c in columns)
-            con.execute(f"create table {schema}.{name} as select {row_number} as _row, {select} from {reader}")
+            con.execute(f"insert into {schema}.{name} select {row_number}, {select} from {reader}")
         except duckdb.Error as exc:
             issues.add(str(path), "file cannot be read", str(exc).splitlines()[0],
                        f"a {path.suffix[1:]} file with a header row")
