@@ -107,7 +107,13 @@ def tree_rss(root: int) -> int:
 
 def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int]:
     """Run `cmd` (output to `log`); exit code, wall seconds, peak tree RSS bytes. `hook()` is
-    called at every poll and once after the exit."""
+    called at every poll and once after the exit. The CPU seconds of the process tree (user +
+    system) are left in `monitored.cpu`: unlike wall time they barely move when other work
+    shares the cores."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_before = usage.ru_utime + usage.ru_stime
     started = time.perf_counter()
     peak = 0
     with log.open("w") as out:
@@ -118,6 +124,8 @@ def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int]:
                 hook()
             time.sleep(0.2)
     seconds = time.perf_counter() - started
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    monitored.cpu = usage.ru_utime + usage.ru_stime - cpu_before
     if hook:
         hook()
     return proc.returncode, seconds, peak
@@ -172,12 +180,19 @@ def sku_offer_rows(programs_path: Path) -> list[tuple[str, str]]:
 
 def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[float, list[float], int, int]:
     """The one-query floor: median seconds over `repeats` fresh databases and connections, every
-    timing, its output rows, and the SKU -> offer rows."""
+    timing, its output rows, and the SKU -> offer rows. The median CPU seconds of the query are
+    left in `floor.cpu`."""
+    import resource
+
     import duckdb
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
 
     db = OUT_ROOT / f"{name}.floor.duckdb"
     rows = sku_offer_rows(programs)
-    timings, n = [], 0
+    timings, cpus, n = [], [], 0
     with tempfile.TemporaryDirectory(dir=OUT_ROOT) as tmp:
         path = Path(tmp) / "sku_offer.csv"
         with path.open("w", newline="") as f:
@@ -193,7 +208,7 @@ def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[floa
             con.execute("checkpoint")
             con.close()
             con = duckdb.connect(str(db))  # fresh connection, default settings (threads = all cores)
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), cpu()
             con.execute(f"""
                 create table floor as
                 select t.entity_id, so.offer_key, sum(t.amount) as amount
@@ -202,8 +217,10 @@ def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[floa
                 group by t.entity_id, so.offer_key
             """)
             timings.append(time.perf_counter() - started)
+            cpus.append(cpu() - cpu_started)
             n = con.execute("select count(*) from floor").fetchone()[0]
             con.close()
+    floor.cpu = sorted(cpus)[len(cpus) // 2]
     return sorted(timings)[len(timings) // 2], timings, n, len(rows)
 
 
@@ -369,6 +386,7 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
     log = OUT_ROOT / f"{name}.log"
     watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.run_results.json")
     code, seconds, peak = monitored(cmd, log, watcher)
+    cpu_seconds = monitored.cpu
     output = log.read_text()
     if code != 0:
         print(output[-4000:])
@@ -393,15 +411,16 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
         n_enroll = c.execute(f"select count(*) from read_parquet('{enroll_path}')").fetchone()[0]
         c.close()
     floor_s, floor_all, floor_rows, sku_offers = floor(data / "data", data / "programs.json", name, floor_repeats)
+    floor_cpu = floor.cpu
     result = dict(label=label, transactions=n_tx, participants=n_ent, programs=n_prog, enrollments=n_enroll,
-                  seconds=seconds, floor=floor_s, floor_all=floor_all, floor_rows=floor_rows, sku_offers=sku_offers,
+                  seconds=seconds, cpu=cpu_seconds, floor=floor_s, floor_cpu=floor_cpu, floor_all=floor_all, floor_rows=floor_rows, sku_offers=sku_offers,
                   ratio=seconds / floor_s if floor_s else float("nan"), peak=peak, rows=rows,
                   models=models, model_total=model_total, test_total=test_total, phases=phases,
                   generated=gen_seconds, participants_seen=participants, offer_pairs=pairs)
-    print(f"  end-to-end {seconds:.1f}s (phases: {', '.join(f'{k} {v:.1f}s' for k, v in phases.items())}), "
+    print(f"  end-to-end {seconds:.1f}s, CPU {cpu_seconds:.1f}s (phases: {', '.join(f'{k} {v:.1f}s' for k, v in phases.items())}), "
           f"peak RSS {peak / 2**30:.2f} GB", flush=True)
     print(f"  floor {floor_s:.2f}s (median of {', '.join(f'{t:.2f}' for t in floor_all)}; {floor_rows:,} participant x offer rows from {sku_offers:,} SKU x offer rows), "
-          f"ratio {result['ratio']:.1f}x", flush=True)
+          f"ratio {result['ratio']:.1f}x; CPU: floor {floor_cpu:.1f}s, ratio {cpu_seconds / floor_cpu:.1f}x", flush=True)
     print("  rows out: " + ", ".join(f"{k} {v:,}" for k, v in rows.items()), flush=True)
     if models:
         print(f"  dbt: models {model_total:.1f}s, tests {test_total:.1f}s; slowest: "
@@ -456,8 +475,8 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
         f"{dt.datetime.now().strftime('%Y-%m-%d %H:%M')}; engine threads: {args.threads or 'default'}.",
         "",
         "| size | participants | programs | enrollments | transactions | end-to-end s | floor s | ratio "
-        "| peak RSS GB | rows out (qualification / earnings / offer) | slowest models (s) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+        "| CPU s (floor CPU s, ratio) | peak RSS GB | rows out (qualification / earnings / offer) | slowest models (s) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for r in results:
         enr = f"{r['enrollments']:,}" if r["enrollments"] is not None else "none (all pairs)"
@@ -465,7 +484,8 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
                                                          "offer_results"))
         slow = ", ".join(f"{m} {t:.1f}" for m, t in r["models"][:5]) or "n/a"
         lines.append(f"| {r['label']} | {r['participants']:,} | {r['programs']:,} | {enr} | {r['transactions']:,} "
-                     f"| {r['seconds']:.1f} | {r['floor']:.2f} | {r['ratio']:.1f}x | {r['peak'] / 2**30:.2f} "
+                     f"| {r['seconds']:.1f} | {r['floor']:.2f} | {r['ratio']:.1f}x "
+                     f"| {r['cpu']:.1f} ({r['floor_cpu']:.1f}, {r['cpu'] / r['floor_cpu']:.1f}x) | {r['peak'] / 2**30:.2f} "
                      f"| {rows} | {slow} |")
     lines += ["", "Phases of `incentives run` (from its summary line) and dbt node totals "
               "(from target/run_results.json):", "",
@@ -488,7 +508,8 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
               "earning filters' SKUs, stacked conversion SKUs), summing amount per participant x offer into a "
               "table; it ignores enrollments, prices and qualifications and writes no per-transaction rows. End-to-end "
               "includes compile, load, dbt build (with data tests), run record, checkpoint and swap. Peak RSS: the "
-              "whole process tree, sampled every 0.2 s.", ""]
+              "whole process tree, sampled every 0.2 s. CPU s: user + system seconds of the run's process tree "
+              "(and of the floor query), which other work on the machine barely changes.", ""]
     return "\n".join(lines)
 
 

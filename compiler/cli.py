@@ -49,8 +49,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.target == "duckdb" and args.database is None:
         raise IncentivesError("--database FILE.duckdb is needed with the duckdb target")
-    summary = run(args.programs, args.data, args.database, threads=args.threads, target=args.target,
-                  keep_intermediate=args.keep_intermediate)
+    summary = run(args.programs, args.data, args.database, threads=args.threads, target=args.target)
     print(summary.render())
     return 0
 
@@ -82,9 +81,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the profiles/profiles.yml target to build on: duckdb (default), postgres or spark; "
                         "postgres and spark leave the results in the target's schema")
     p.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
-    p.add_argument("--keep-intermediate", action="store_true",
-                   help="DuckDB: also keep the intermediate tables (schema main_internal) in the result file, "
-                        "for inspection (by default they are built in memory and dropped)")
     p.set_defaults(func=cmd_run)
     return parser
 

@@ -40,8 +40,6 @@ REQUIRED_INPUTS = ("transactions", "products")
 # of 6.6 s) and saves little (the database file is ~100 MB larger without it).
 UNCOMPRESSED_COLUMNS: dict[str, tuple[str, ...]] = {"transactions": ("transaction_id",)}
 RESULT_TABLES = ("qualification_results", "potential_earnings", "offer_results")
-# the in-memory database profiles/profiles.yml attaches; intermediate models are built there
-WORK_DATABASE = "incentives_work"
 
 Say = Callable[[str], None]
 
@@ -305,12 +303,11 @@ def run_dbt(args: list[str], database: Path | None, say: Say, threads: int = 1) 
 
 
 def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, threads: int = 1,
-        unit_tests: bool = False, target: str = "duckdb", keep_intermediate: bool = False) -> Summary:
+        unit_tests: bool = False, target: str = "duckdb") -> Summary:
     """Compile, load, build into a new file and atomically replace `database` on success.
 
     `target` postgres or spark: the same on that profile target (compiler/engines.py), which
-    builds into fresh schemas and swaps them in; `database` is not used. On DuckDB the
-    intermediate models are built in an in-memory database unless `keep_intermediate`."""
+    builds into fresh schemas and swaps them in; `database` is not used."""
     if target != "duckdb":
         from .engines import run_target
 
@@ -352,8 +349,7 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
         run_id = make_run_id(started_at, programs, input_paths)
         say(f"  run id {run_id}")
         say("Building (dbt build)")
-        args = ["build", "--vars", json.dumps({"rules_dir": str(rules_dir), "run_id": run_id,
-                                               "work_database": None if keep_intermediate else WORK_DATABASE})]
+        args = ["build", "--vars", json.dumps({"rules_dir": str(rules_dir), "run_id": run_id})]
         # the staging data tests check what validate_inputs already checked on the files
         args += ["--exclude", "test_type:data,path:models/staging"] + (["test_type:unit"] if not unit_tests else [])
         run_dbt(args, building, say, threads)

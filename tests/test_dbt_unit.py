@@ -2,8 +2,7 @@
 models/marts/_marts.yml) all pass.
 
 dbt unit tests read the column types of every mocked ref from the database, so the test first
-builds the example into a fresh DuckDB file (`incentives run --keep-intermediate`, which leaves
-unit tests out and keeps the intermediate tables in the file),
+builds the example into a fresh DuckDB file (`incentives run`, which leaves unit tests out),
 then runs `dbt test --select test_type:unit` against it. See tests/dbt/README.md.
 """
 
@@ -29,7 +28,7 @@ def test_dbt_unit_tests_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("INCENTIVES_THREADS", "1")
 
     database = tmp_path / "example.duckdb"
-    run(EXAMPLES / "programs.json", EXAMPLES / "data", database, say=lambda _: None, keep_intermediate=True)
+    run(EXAMPLES / "programs.json", EXAMPLES / "data", database, say=lambda _: None)
 
     # run() deletes its rules folder after the build; the unit tests never read the rule CSVs of
     # the models they test, but dbt resolves `rules_dir` when it compiles, so give it a real one.

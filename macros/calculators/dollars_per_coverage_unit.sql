@@ -5,5 +5,5 @@
 {% macro calculator_dollars_per_coverage_unit() %}{{ return(adapter.dispatch('calculator_dollars_per_coverage_unit', 'incentives')()) }}{% endmacro %}
 
 {% macro default__calculator_dollars_per_coverage_unit() %}
-{{ return({'pay_rate': 'rate', 'incentive': incentives.round_half_away('covered_units * rate', 2), 'contribution': 'contribution'}) }}
+{{ return({'pay_rate': 'rate', 'incentive': incentives.round_product('covered_units', 'rate', 2), 'contribution': 'contribution'}) }}
 {% endmacro %}

@@ -5,5 +5,5 @@
 {% macro calculator_dollars_per_unit() %}{{ return(adapter.dispatch('calculator_dollars_per_unit', 'incentives')()) }}{% endmacro %}
 
 {% macro default__calculator_dollars_per_unit() %}
-{{ return({'pay_rate': 'rate', 'incentive': incentives.round_half_away('cast(quantity as decimal(38,10)) * rate', 2), 'contribution': '1'}) }}
+{{ return({'pay_rate': 'rate', 'incentive': incentives.round_product('quantity', 'rate', 2), 'contribution': '1'}) }}
 {% endmacro %}

@@ -5,5 +5,5 @@
 {% macro calculator_percent_of_amount() %}{{ return(adapter.dispatch('calculator_percent_of_amount', 'incentives')()) }}{% endmacro %}
 
 {% macro default__calculator_percent_of_amount() %}
-{{ return({'pay_rate': 'rate * 0.01', 'incentive': incentives.round_half_away('cast(value as decimal(38,10)) * rate * 0.01', 2), 'contribution': '1'}) }}
+{{ return({'pay_rate': 'rate * 0.01', 'incentive': incentives.round_product('value', 'rate', 2, -2), 'contribution': '1'}) }}
 {% endmacro %}
