@@ -10,14 +10,17 @@ from __future__ import annotations
 import bisect
 import csv
 import datetime as dt
+import gc
 import hashlib
 import io
 import json
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
+from itertools import chain, product, repeat
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -84,18 +87,86 @@ class RuleSet:
     offers: int = 0
 
     def sorted(self) -> "RuleSet":
-        def key(row: tuple[Any, ...]) -> tuple[str, ...]:
-            return tuple("" if v is None else (f"{v:020d}" if isinstance(v, int) and not isinstance(v, bool) else str(v)) for v in row)
-
+        """De-duplicate and sort every table by `_row_key` (deterministic output)."""
         for name, rows in self.tables.items():
-            self.tables[name] = sorted(set(rows), key=key)
+            self.tables[name] = _sorted_rows(rows)
         return self
+
+
+def _row_key(row: tuple[Any, ...]) -> tuple[str, ...]:
+    """The order of rule rows: as text, NULL first, integers zero-padded (so numeric order)."""
+    return tuple("" if v is None else (f"{v:020d}" if isinstance(v, int) and not isinstance(v, bool) else str(v)) for v in row)
+
+
+_TEXT_KINDS = {str, bool, type(None)}  # columns of these compare natively like their keys (see _key_column)
+_INT_KEY_LIMIT = 10**20  # below it (and >= 0), an integer's 20-digit padded text sorts like the integer
+
+
+def _key_column(values: tuple[Any, ...]) -> tuple[Any, ...] | list[Any] | None:
+    """One column of `_row_key`, as values that sort the same way but compare natively: text as
+    is, integers as integers, booleans as booleans (False < True, like 'False' < 'True'), NULL
+    below every value of its column. None when the column does not fit those cases."""
+    kinds = set(map(type, values))
+    has_null = type(None) in kinds
+    kinds.discard(type(None))
+    if not kinds:  # only NULLs
+        return values
+    if len(kinds) > 1:
+        return None
+    kind = kinds.pop()
+    if kind is int:
+        present = [v for v in values if v is not None] if has_null else values
+        if min(present) < 0 or max(present) >= _INT_KEY_LIMIT:
+            return None
+    elif kind is not str and kind is not bool:
+        return None
+    if not has_null:
+        return values
+    low = "" if kind is str else -1
+    return [low if v is None else v for v in values]
+
+
+def _sorted_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The distinct rows sorted by `_row_key`, fast: by comparing the rows themselves when that
+    gives the same order (see `_key_column`; a NULL met in a comparison raises TypeError), else
+    by key columns built column by column.
+
+    Rows with equal keys (only NULL and '' in the same column) keep their first-seen order; they
+    are written as the same CSV line."""
+    unique = list(dict.fromkeys(rows))
+    if len(unique) < 2:
+        return unique
+    if set(map(type, unique[0])) <= _TEXT_KINDS and set(map(type, chain.from_iterable(unique))) <= _TEXT_KINDS:
+        try:  # text (and NULLs and booleans) only: compared natively in C
+            return sorted(unique)
+        except TypeError:  # a NULL was compared
+            pass
+    if len(set(map(len, unique))) != 1:
+        return sorted(unique, key=_row_key)
+    columns = list(zip(*unique))
+    keys = [_key_column(c) for c in columns]
+    if any(k is None for k in keys):
+        return sorted(unique, key=_row_key)
+    try:
+        return sorted(unique)
+    except TypeError:  # a NULL was compared
+        pass
+    row_keys = list(zip(*keys))
+    return list(map(unique.__getitem__, sorted(range(len(unique)), key=row_keys.__getitem__)))
 
 
 def number_text(value: Decimal) -> str:
     """A decimal written without trailing zeros or exponent: 15.0 -> '15', 1.90 -> '1.9'."""
     text = format(value.normalize(), "f")
     return "0" if text in ("-0", "") else text
+
+
+class _NumberTexts(dict):  # type: ignore[type-arg]
+    """`number_text` of each decimal, computed once per value (equal decimals have one text)."""
+
+    def __missing__(self, value: Decimal) -> str:
+        text = self[value] = number_text(value)
+        return text
 
 
 def stable_id(*parts: Any) -> int:
@@ -428,7 +499,9 @@ class _Generator:
     def __init__(self) -> None:
         self.rules = RuleSet()
         self.bounds: set[dt.date] = set()
-        self.filters: dict[int, list[tuple[str | None, str | None, str, str]]] = {}
+        # filter id -> its entries: (transaction type or None, start, end, SKU keys or (None,))
+        self.filters: dict[int, list[tuple[str | None, str, str, Sequence[str | None]]]] = {}
+        self.numbers = _NumberTexts()
 
     def period(self, periods: dict[str, TimePeriod], key: str | None, cut: bool = False) -> tuple[dt.date, dt.date]:
         """A period's dates (open when absent). `cut`: filters pre-aggregate on time buckets, so
@@ -445,15 +518,21 @@ class _Generator:
     def filter_id(self, filters: list[Filter] | None, periods: dict[str, TimePeriod]) -> int | None:
         """Id of a filter group (a union of entries); identical groups share one id. None: no entries."""
         rows: set[tuple[str | None, str | None, str, str]] = set()
+        entries = []
         for f in filters or []:
             start, end = self.period(periods, f.period_key, cut=True)
-            for sku in sorted(set(f.sku_keys)) if f.sku_keys else [None]:
-                rows.add((sku, f.transaction_type, start.isoformat(), end.isoformat()))
+            entry = (f.transaction_type, start.isoformat(), end.isoformat())
+            skus: Sequence[str | None] = f.sku_keys or (None,)
+            rows.update(zip(skus, *map(repeat, entry)))
+            entries.append((*entry, skus))
         if not rows:
             return None
-        canon = sorted(rows, key=lambda r: tuple("" if v is None else v for v in r))
+        try:  # plain text compares natively; a NULL met in a comparison needs the key (NULL as '')
+            canon = sorted(rows)
+        except TypeError:
+            canon = sorted(rows, key=lambda r: tuple("" if v is None else v for v in r))
         fid = stable_id("filter", canon)
-        self.filters.setdefault(fid, canon)
+        self.filters.setdefault(fid, entries)
         return fid
 
     def qualification(self, program: Program, offer: Offer | None, q: Qualification,
@@ -496,14 +575,15 @@ class _Generator:
         earning = None
         calc = offer.calculator_key
         if offer.strategy_key == "standard":
+            rows = t["standard_rates"]
+            numbers = self.numbers
+            default_measure = DEFAULT_MEASURE[calc]
             for inc in offer.incentives or []:
                 key = _standard_key(inc.key, inc.period_key, inc.transaction_type)
                 start, end = self.period(periods, inc.period_key)
-                for r in inc.rates:
-                    t["standard_rates"].append((
-                        program.key, offer.key, key, r.sku_key, inc.transaction_type, start.isoformat(),
-                        end.isoformat(), r.measure or DEFAULT_MEASURE[calc], number_text(r.rate),
-                    ))
+                pk, ok, ttype, s, e = program.key, offer.key, inc.transaction_type, start.isoformat(), end.isoformat()
+                rows.extend([(pk, ok, key, r.sku_key, ttype, s, e, r.measure or default_measure, numbers[r.rate])
+                             for r in inc.rates])
         elif offer.strategy_key == "stepped":
             inc = parse_incentive(offer)
             assert isinstance(inc, SteppedIncentive)
@@ -558,19 +638,33 @@ class _Generator:
         buckets = self.rules.tables["time_buckets"]
         starts = [b[1] for b in buckets]
         ends = [b[2] for b in buckets]
+        bucket_ids = [b[0] for b in buckets]
+        spans: dict[tuple[str, str], list[int]] = {}
         out = self.rules.tables["filter_keys"]
-        for fid, rows in self.filters.items():
+        every_type = tuple(sorted(TRANSACTION_TYPES))
+        # emitted in the tables' order (RuleSet.sorted then finds them sorted): by filter id, the
+        # any-SKU keys first, then by SKU, type and bucket
+        for fid in sorted(self.filters):
+            head = (fid,)
+            parts = []
+            for ttype, start, end, skus in self.filters[fid]:
+                span = spans.get((start, end))
+                if span is None:
+                    first = bisect.bisect_left(starts, start)
+                    last = bisect.bisect_left(ends, end)
+                    span = spans[(start, end)] = bucket_ids[first:last + 1]
+                parts.append((skus, (ttype,) if ttype else every_type, span))
+            if len(parts) == 1:  # one entry: SKU keys or (None,) (any SKU), nothing to drop
+                skus, types, span = parts[0]
+                out.extend(map(head.__add__, product(skus if None in skus else sorted(set(skus)), types, span)))
+                continue
             keys: set[tuple[str | None, str, int]] = set()
-            for sku, ttype, start, end in rows:
-                first = bisect.bisect_left(starts, start)
-                last = bisect.bisect_left(ends, end)
-                for t in [ttype] if ttype else TRANSACTION_TYPES:
-                    for index in range(first, last + 1):
-                        keys.add((sku, t, buckets[index][0]))
-            any_sku = {(t, b) for sku, t, b in keys if sku is None}
-            for sku, t, b in keys:
-                if sku is None or (t, b) not in any_sku:
-                    out.append((fid, sku, t, b))
+            for skus, types, span in parts:
+                keys.update(product(skus, types, span))
+            any_sku = sorted((t, b) for sku, t, b in keys if sku is None)
+            covered = set(any_sku)
+            out.extend((fid, None, t, b) for t, b in any_sku)
+            out.extend(map(head.__add__, sorted(k for k in keys if k[0] is not None and (k[1], k[2]) not in covered)))
 
 
 def generate(typed: list[tuple[int, Program, Any]]) -> RuleSet:
@@ -594,8 +688,23 @@ def generate(typed: list[tuple[int, Program, Any]]) -> RuleSet:
     return g.rules.sorted()
 
 
-def compile_text(text: str, source: str = "programs") -> tuple[RuleSet, IssueCollector]:
-    """Parse, validate and generate; raises ProgramError listing every problem at once."""
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: compiling allocates millions of small, acyclic objects
+    (JSON values, models, rows), and every collection would walk all of them again. Reference
+    counting still frees everything; the collector resumes (if it was on) afterwards. Let the
+    large temporaries go before the block ends: the first collection after it walks whatever
+    the block allocated and is still alive."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _compile_text(text: str, source: str) -> tuple[RuleSet, IssueCollector]:
     raw = parse_json(text, source)
     typed, issues = validate(raw)
     if issues.errors:
@@ -603,23 +712,72 @@ def compile_text(text: str, source: str = "programs") -> tuple[RuleSet, IssueCol
     return generate(typed), issues
 
 
+def compile_text(text: str, source: str = "programs") -> tuple[RuleSet, IssueCollector]:
+    """Parse, validate and generate; raises ProgramError listing every problem at once."""
+    with gc_paused():  # the JSON values and models are freed when _compile_text returns
+        result = _compile_text(text, source)
+    return result
+
+
+def _csv_value(v: Any) -> Any:
+    return "" if v is None else (str(v).lower() if isinstance(v, bool) else v)
+
+
+def _csv_lines(rows: list[tuple[Any, ...]]) -> str | None:
+    """The rows as the csv module writes them (NULL empty, booleans true / false), joined
+    directly when no field needs quoting: None when one might (or a value is of another type)."""
+    if not rows:
+        return ""
+    widths = set(map(len, rows))
+    width = widths.pop()
+    if widths or width < 2:
+        return None
+    try:  # only text
+        text = "\n".join(map(",".join, rows)) + "\n"
+    except TypeError:
+        columns: list[Any] = list(zip(*rows))
+        for i, values in enumerate(columns):
+            kinds = set(map(type, values))
+            if kinds == {str}:
+                continue
+            if kinds == {int}:
+                columns[i] = list(map(str, values))
+            elif kinds == {str, type(None)}:
+                columns[i] = ["" if v is None else v for v in values]
+            elif kinds <= {str, int, bool, type(None)}:
+                columns[i] = list(map(str, map(_csv_value, values)))
+            else:
+                return None
+        text = "\n".join(map(",".join, zip(*columns))) + "\n"
+    # a field holding a delimiter, a quote or a line break would need quoting: leave it to csv
+    if '"' in text or "\r" in text or text.count("\n") != len(rows) or text.count(",") != len(rows) * (width - 1):
+        return None
+    return text
+
+
 def write_rules(rules: RuleSet, out_dir: os.PathLike[str] | str) -> list[str]:
     """Write each rule table as CSV (deterministic, with a do-not-edit header line)."""
     path = Path(out_dir)
     path.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, columns in TABLES.items():
-        buf = io.StringIO()
-        buf.write("# generated by `incentives compile` from the programs JSON; do not edit\n")
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(columns)
-        for row in rules.tables[name]:
-            writer.writerow(["" if v is None else (str(v).lower() if isinstance(v, bool) else v) for v in row])
-        target = path / f"{name}.csv"
-        tmp = path / f".{name}.csv.tmp"
-        tmp.write_text(buf.getvalue())
-        os.replace(tmp, target)
-        written.append(str(target))
+    with gc_paused():
+        for name, columns in TABLES.items():
+            buf = io.StringIO()
+            buf.write("# generated by `incentives compile` from the programs JSON; do not edit\n")
+            writer = csv.writer(buf, lineterminator="\n")
+            writer.writerow(columns)
+            rows = rules.tables[name]
+            lines = _csv_lines(rows)
+            if lines is None:
+                writer.writerows([_csv_value(v) for v in row] for row in rows)
+                lines = ""
+            target = path / f"{name}.csv"
+            tmp = path / f".{name}.csv.tmp"
+            with open(tmp, "w") as fh:  # the same text mode as Path.write_text
+                fh.write(buf.getvalue())
+                fh.write(lines)
+            os.replace(tmp, target)
+            written.append(str(target))
     return written
 
 

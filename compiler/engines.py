@@ -35,8 +35,8 @@ import duckdb
 
 from .compile import compile_text, write_rules
 from .errors import RunError
-from .runner import (PROJECT_DIR, RESULT_TABLES, PhaseTimer, Say, Summary, _say, file_sha256, load_inputs, make_run_id,
-                     run_dbt, summarize_with)
+from .runner import (PROJECT_DIR, RESULT_TABLES, RUN_CONTEXT, RUN_CONTEXT_VARS, PhaseTimer, Say, Summary, _say,
+                     file_sha256, load_inputs, make_run_id, run_context_sql, run_dbt, summarize_with)
 from .validate_data import validate_inputs
 
 TARGETS = ("duckdb", "postgres", "spark")
@@ -438,10 +438,14 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
 
         input_paths = {name: src.path for name, src in sources.items()}
         run_id = make_run_id(started_at, programs, input_paths)
+        scratch.execute(run_context_sql(run_id))
+        warehouse.copy_from_duckdb(scratch, f"raw.{RUN_CONTEXT}", building + "_raw", RUN_CONTEXT)
         say(f"  run id {run_id}")
         say(f"Building (dbt build --target {target}) into {building}")
+        # the same vars on every run (the run id is in run_context; the rules are read from
+        # rules_schema, not from the temporary rules_dir), so dbt reuses its partial parse
         dbt_vars = {"build_schema": building, "input_schema": building + "_raw", "rules_schema": building + "_rules",
-                    "rules_dir": str(rules_dir), "run_id": run_id}
+                    **RUN_CONTEXT_VARS}
         args = ["build", "--target", target, "--vars", json.dumps(dbt_vars)]
         if not unit_tests:
             args += ["--exclude", "test_type:unit"]

@@ -41,13 +41,16 @@ TRANSACTION_TYPES = (
 )
 MAX_SCALE = 10
 MAX_MAGNITUDE = Decimal(10) ** 28  # DECIMAL(38,10)
+_SCALE_UNIT = Decimal(1).scaleb(-MAX_SCALE)
 
 
 def _to_decimal(value: Any) -> Any:
     """Exact decimal from a JSON number or numeric string; anything else is left for pydantic to reject."""
-    if isinstance(value, bool) or value is None:
+    if type(value) is Decimal:  # a JSON number (parse_float=Decimal), the common case: immutable
+        number = value
+    elif isinstance(value, bool) or value is None:
         return value
-    if isinstance(value, (int, Decimal)):
+    elif isinstance(value, (int, Decimal)):
         number = Decimal(value)
     elif isinstance(value, float):
         number = Decimal(repr(value))
@@ -62,6 +65,11 @@ def _to_decimal(value: Any) -> Any:
         raise ValueError("a finite number")
     if abs(number) >= MAX_MAGNITUDE:
         raise ValueError("a number below 10^28 in absolute value")
+    try:  # fast: a multiple of 10^-MAX_SCALE that fits the context's 28 digits passes the check below
+        if number.quantize(_SCALE_UNIT) == number:
+            return number
+    except InvalidOperation:  # more than 28 digits at that scale
+        pass
     exponent = number.normalize().as_tuple().exponent
     if isinstance(exponent, int) and -exponent > MAX_SCALE:
         raise ValueError(f"a number with at most {MAX_SCALE} decimal places")
