@@ -91,11 +91,18 @@ earning_keys as (
 
 {%- for part in ['unshared', 'shared'] %}
 
+{%- for keys in ['sku', 'any_sku'] %}
+
+{{ part }}_{{ keys }}_transactions as (
+    -- int_transactions once per join below: a CTE read several times is materialized (10M rows)
+    select * from {{ ref('int_transactions') }}
+),
+{%- endfor %}
+
 {{ part }}_earning as (
-    -- the keys of a filter never overlap: each transaction matches at most once. int_transactions
-    -- is read directly in each branch (a CTE read several times is materialized).
+    -- the keys of a filter never overlap: each transaction matches at most once
     select earning_keys.scope_id, transactions.*
-    from {{ ref('int_transactions') }} as transactions
+    from {{ part }}_sku_transactions as transactions
     inner join earning_keys
         on earning_keys.entity_id = transactions.entity_id
         and earning_keys.sku_key = transactions.sku_key
@@ -104,7 +111,7 @@ earning_keys as (
     where {{ 'not ' if part == 'unshared' }}earning_keys.is_shared and earning_keys.sku_key is not null
     union all
     select earning_keys.scope_id, transactions.*
-    from {{ ref('int_transactions') }} as transactions
+    from {{ part }}_any_sku_transactions as transactions
     inner join earning_keys
         on earning_keys.entity_id = transactions.entity_id
         and earning_keys.transaction_type = transactions.transaction_type
