@@ -105,11 +105,10 @@ def tree_rss(root: int) -> int:
     return total
 
 
-def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int]:
-    """Run `cmd` (output to `log`); exit code, wall seconds, peak tree RSS bytes. `hook()` is
-    called at every poll and once after the exit. The CPU seconds of the process tree (user +
-    system) are left in `monitored.cpu`: unlike wall time they barely move when other work
-    shares the cores."""
+def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int, float]:
+    """Run `cmd` (output to `log`); exit code, wall seconds, peak tree RSS bytes and CPU seconds
+    of the process tree (user + system: unlike wall time they barely move when other work shares
+    the cores). `hook()` is called at every poll and once after the exit."""
     import resource
 
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -125,10 +124,9 @@ def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int]:
             time.sleep(0.2)
     seconds = time.perf_counter() - started
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    monitored.cpu = usage.ru_utime + usage.ru_stime - cpu_before
     if hook:
         hook()
-    return proc.returncode, seconds, peak
+    return proc.returncode, seconds, peak, usage.ru_utime + usage.ru_stime - cpu_before
 
 
 # ---------------------------------------------------------------------------------------- data
@@ -178,10 +176,9 @@ def sku_offer_rows(programs_path: Path) -> list[tuple[str, str]]:
     return sorted(rows)
 
 
-def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[float, list[float], int, int]:
-    """The one-query floor: median seconds over `repeats` fresh databases and connections, every
-    timing, its output rows, and the SKU -> offer rows. The median CPU seconds of the query are
-    left in `floor.cpu`."""
+def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[float, float, list[float], int, int]:
+    """The one-query floor: median seconds and median CPU seconds over `repeats` fresh databases
+    and connections, every timing, its output rows, and the SKU -> offer rows."""
     import resource
 
     import duckdb
@@ -220,8 +217,7 @@ def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[floa
             cpus.append(cpu() - cpu_started)
             n = con.execute("select count(*) from floor").fetchone()[0]
             con.close()
-    floor.cpu = sorted(cpus)[len(cpus) // 2]
-    return sorted(timings)[len(timings) // 2], timings, n, len(rows)
+    return sorted(timings)[len(timings) // 2], sorted(cpus)[len(cpus) // 2], timings, n, len(rows)
 
 
 # ----------------------------------------------------------------------------------------- run
@@ -385,8 +381,7 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
         cmd += ["--threads", str(threads)]
     log = OUT_ROOT / f"{name}.log"
     watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.run_results.json")
-    code, seconds, peak = monitored(cmd, log, watcher)
-    cpu_seconds = monitored.cpu
+    code, seconds, peak, cpu_seconds = monitored(cmd, log, watcher)
     output = log.read_text()
     if code != 0:
         print(output[-4000:])
@@ -410,8 +405,8 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
         c = duckdb.connect()
         n_enroll = c.execute(f"select count(*) from read_parquet('{enroll_path}')").fetchone()[0]
         c.close()
-    floor_s, floor_all, floor_rows, sku_offers = floor(data / "data", data / "programs.json", name, floor_repeats)
-    floor_cpu = floor.cpu
+    floor_s, floor_cpu, floor_all, floor_rows, sku_offers = floor(data / "data", data / "programs.json", name,
+                                                                   floor_repeats)
     result = dict(label=label, transactions=n_tx, participants=n_ent, programs=n_prog, enrollments=n_enroll,
                   seconds=seconds, cpu=cpu_seconds, floor=floor_s, floor_cpu=floor_cpu, floor_all=floor_all, floor_rows=floor_rows, sku_offers=sku_offers,
                   ratio=seconds / floor_s if floor_s else float("nan"), peak=peak, rows=rows,
@@ -444,7 +439,7 @@ def catalogue(n_prog: int, seed: int) -> dict:
     OUT_ROOT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=OUT_ROOT, prefix="catalogue_") as tmp:
         rules = Path(tmp) / "rules"
-        code, compile_s, compile_peak = monitored([str(INCENTIVES), "compile", str(programs), "--out", str(rules)],
+        code, compile_s, compile_peak, _ = monitored([str(INCENTIVES), "compile", str(programs), "--out", str(rules)],
                                                   Path(tmp) / "compile.log")
         if code != 0:
             print((Path(tmp) / "compile.log").read_text()[-4000:])
@@ -454,7 +449,7 @@ def catalogue(n_prog: int, seed: int) -> dict:
         parse_cmd = [str(DBT), "parse", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT / "profiles"),
                      "--vars", json.dumps({"rules_dir": str(rules)}), "--target-path", str(Path(tmp) / "target"),
                      "--log-path", str(Path(tmp) / "logs")]
-        code, parse_s, parse_peak = monitored(parse_cmd, Path(tmp) / "parse.log")
+        code, parse_s, parse_peak, _ = monitored(parse_cmd, Path(tmp) / "parse.log")
         if code != 0:
             print((Path(tmp) / "parse.log").read_text()[-4000:])
             raise SystemExit("dbt parse failed")

@@ -33,10 +33,9 @@ from typing import Any, Iterable
 
 import duckdb
 
-from .compile import compile_text, write_rules
 from .errors import RunError
-from .runner import (PROJECT_DIR, RESULT_TABLES, RUN_CONTEXT, RUN_CONTEXT_VARS, PhaseTimer, Say, Summary, _say,
-                     file_sha256, load_inputs, make_run_id, run_context_sql, run_dbt, summarize_with)
+from .runner import (PROJECT_DIR, RESULT_TABLES, RUN_CONTEXT, RUN_CONTEXT_VARS, PhaseTimer, RunInputs, Say, Summary,
+                     _say, compile_programs, load_inputs, run_context_sql, run_dbt, summarize_with)
 from .validate_data import validate_inputs
 
 TARGETS = ("duckdb", "postgres", "spark")
@@ -393,29 +392,20 @@ def compile_to_target(programs: Path, out: Path, target: str, rules_schema: str 
 def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, threads: int = 1,
                unit_tests: bool = False) -> Summary:
     """`incentives run --target postgres|spark`: compile, validate, load, build, swap in."""
-    from . import __version__
-
     started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     phase = PhaseTimer()
 
     settings = target_settings(target)
     schema = str(settings["schema"])
     building = schema + BUILDING
-    say(f"Compiling {programs}")
-    try:
-        text = programs.read_text()
-    except OSError as exc:
-        raise RunError(f"cannot read the programs file {programs}: {exc.strerror}") from None
-    rules, _ = compile_text(text, str(programs))
     work = Path(tempfile.mkdtemp(prefix="incentives-run-"))
     scratch = duckdb.connect()
     warehouse: Warehouse | None = None
     swapped = False
     try:
         rules_dir = work / "rules"
-        write_rules(rules, rules_dir)
+        compile_programs(programs, rules_dir, say)
         phase("compile")
-        say(f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows")
 
         say(f"Loading {data_dir} (validated in DuckDB)")
         counts, sources = load_inputs(scratch, data_dir)
@@ -436,8 +426,8 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
             warehouse.copy_from_duckdb(scratch, f"rules.{name}", building + "_rules", name)
         phase("load")
 
-        input_paths = {name: src.path for name, src in sources.items()}
-        run_id = make_run_id(started_at, programs, input_paths)
+        inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
+        run_id = inputs.run_id(started_at)
         scratch.execute(run_context_sql(run_id))
         warehouse.copy_from_duckdb(scratch, f"raw.{RUN_CONTEXT}", building + "_raw", RUN_CONTEXT)
         say(f"  run id {run_id}")
@@ -456,10 +446,8 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
         for table in (*RESULT_TABLES, "run_warnings"):
             row_counts[table] = int(warehouse.fetch(f"select count(*) from {building}.{table}")[0][0])
         summary = summarize_with(warehouse.fetch, building, building + "_internal")
-        finished_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None)
-        row = (run_id, started_at.replace(tzinfo=None), finished_at, __version__, file_sha256(programs),
-               json.dumps({name: file_sha256(path) for name, path in sorted(input_paths.items())}, sort_keys=True),
-               json.dumps(row_counts, sort_keys=True), threads if target == "postgres" else int(settings.get("threads") or 1))
+        row = inputs.runs_row(run_id, started_at, row_counts,
+                              threads if target == "postgres" else int(settings.get("threads") or 1))
         if target == "postgres":
             warehouse.record_run(building, row, history_from=schema)
         phase("record")

@@ -136,12 +136,48 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def make_run_id(started_at: dt.datetime, programs: Path, inputs: dict[str, Path]) -> str:
-    """`<UTC start>-<8 hex of the inputs' hashes>`: sortable, and names what was evaluated."""
-    digest = hashlib.sha256(file_sha256(programs).encode())
-    for name in sorted(inputs):
-        digest.update(f"{name}:{file_sha256(inputs[name])}".encode())
-    return f"{started_at:%Y%m%dT%H%M%SZ}-{digest.hexdigest()[:8]}"
+@dataclass(frozen=True)
+class RunInputs:
+    """What a run evaluated: the SHA-256 of the programs file and of each input file (each file
+    is read once, for the run id and the runs table)."""
+
+    programs_sha256: str
+    inputs_sha256: dict[str, str]
+
+    @classmethod
+    def of(cls, programs: Path, inputs: dict[str, Path]) -> "RunInputs":
+        return cls(file_sha256(programs), {name: file_sha256(path) for name, path in sorted(inputs.items())})
+
+    def run_id(self, started_at: dt.datetime) -> str:
+        """`<UTC start>-<8 hex of the inputs' hashes>`: sortable, and names what was evaluated."""
+        digest = hashlib.sha256(self.programs_sha256.encode())
+        for name, sha in self.inputs_sha256.items():
+            digest.update(f"{name}:{sha}".encode())
+        return f"{started_at:%Y%m%dT%H%M%SZ}-{digest.hexdigest()[:8]}"
+
+    def runs_row(self, run_id: str, started_at: dt.datetime, row_counts: dict[str, int],
+                 threads: int) -> tuple[Any, ...]:
+        """This run's row of the `runs` table (see RUNS_DDL), finished now."""
+        from . import __version__
+
+        return (run_id, started_at.replace(tzinfo=None),
+                dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None), __version__,
+                self.programs_sha256, json.dumps(self.inputs_sha256, sort_keys=True),
+                json.dumps(row_counts, sort_keys=True), threads)
+
+
+def compile_programs(programs: Path, rules_dir: Path, say: Say) -> None:
+    """Read and compile the programs file and write its rule tables into `rules_dir` (replaced)."""
+    say(f"Compiling {programs}")
+    try:
+        text = programs.read_text()
+    except OSError as exc:
+        raise RunError(f"cannot read the programs file {programs}: {exc.strerror}") from None
+    rules, _ = compile_text(text, str(programs))
+    if rules_dir.exists():
+        shutil.rmtree(rules_dir)
+    write_rules(rules, rules_dir)
+    say(f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows")
 
 
 RUNS_DDL = """
@@ -151,11 +187,9 @@ create table if not exists main.runs (
 )"""
 
 
-def record_run(building: Path, previous: Path, run_id: str, started_at: dt.datetime, programs: Path,
-               inputs: dict[str, Path], input_counts: dict[str, int], threads: int) -> None:
+def record_run(building: Path, previous: Path, run_id: str, started_at: dt.datetime, inputs: RunInputs,
+               input_counts: dict[str, int], threads: int) -> None:
     """Append this run to `main.runs`, carrying over the history of the previous results file."""
-    from . import __version__
-
     con = duckdb.connect(str(building))
     try:
         con.execute(RUNS_DDL)
@@ -174,12 +208,8 @@ def record_run(building: Path, previous: Path, run_id: str, started_at: dt.datet
         counts = dict(input_counts)
         for table in (*RESULT_TABLES, "run_warnings"):
             counts[table] = con.execute(f"select count(*) from main.{table}").fetchone()[0]
-        con.execute(
-            "insert into main.runs values (?, ?, ?, ?, ?, ?, ?, ?)",
-            [run_id, started_at.replace(tzinfo=None), dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None),
-             __version__, file_sha256(programs),
-             json.dumps({name: file_sha256(path) for name, path in sorted(inputs.items())}, sort_keys=True),
-             json.dumps(counts, sort_keys=True), threads])
+        con.execute("insert into main.runs values (?, ?, ?, ?, ?, ?, ?, ?)",
+                    list(inputs.runs_row(run_id, started_at, counts, threads)))
         con.execute("checkpoint")
     finally:
         con.close()
@@ -341,17 +371,8 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
     database.parent.mkdir(parents=True, exist_ok=True)
     building = database.with_name(database.name + ".building")
     rules_dir = database.with_name(database.name + ".rules")
-    say(f"Compiling {programs}")
-    try:
-        text = programs.read_text()
-    except OSError as exc:
-        raise RunError(f"cannot read the programs file {programs}: {exc.strerror}") from None
-    rules, _ = compile_text(text, str(programs))
-    if rules_dir.exists():
-        shutil.rmtree(rules_dir)
-    write_rules(rules, rules_dir)
+    compile_programs(programs, rules_dir, say)
     phase("compile")
-    say(f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows")
     for path in (building, Path(str(building) + ".wal")):
         if path.exists():
             path.unlink()
@@ -361,8 +382,8 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
         try:
             counts, sources = load_inputs(con, data_dir)
             validate_inputs(con, sources)
-            input_paths = {name: src.path for name, src in sources.items()}
-            run_id = make_run_id(started_at, programs, input_paths)
+            inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
+            run_id = inputs.run_id(started_at)
             con.execute(run_context_sql(run_id))
             con.execute("checkpoint")
         finally:
@@ -377,7 +398,7 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
         args += ["--exclude", "test_type:data,path:models/staging"] + (["test_type:unit"] if not unit_tests else [])
         run_dbt(args, building, say, threads)
         phase("build")
-        record_run(building, database, run_id, started_at, programs, input_paths, counts, threads)
+        record_run(building, database, run_id, started_at, inputs, counts, threads)
         phase("record")
         os.replace(building, database)
         phase("swap")

@@ -104,20 +104,10 @@ matched as (
 ),
 {%- endfor %}
 
-shared as (
-    -- only fixed_amount shares a total: a window over its (few) rows, not over every earning row
-    select
-        shared_decorated.*,
-        {{ incentives.cast_measure(
-            'sum(value) over (partition by entity_id, offer_key, incentive_rate_key, sku_key)') }} as share_total
-    from shared_decorated
-),
-
 earning_rows as (
-    select unshared_decorated.*, cast(null as {{ incentives.type_measure() }}) as share_total
-    from unshared_decorated
-    union all
-    select * from shared where share_total > 0
+    -- only fixed_amount shares a total: the entry x SKU total over its transactions
+    {{ incentives._shared_earning_rows('unshared_decorated', 'shared_decorated',
+                                       'entity_id, offer_key, incentive_rate_key, sku_key') }}
 ),
 
 final as (

@@ -89,82 +89,74 @@ earning_keys as (
     )
 ),
 
-{%- for part in ['unshared', 'shared'] %}
-
-{%- for keys in ['sku', 'any_sku'] %}
-
-{{ part }}_{{ keys }}_transactions as (
-    -- int_transactions once per join below: a CTE read several times is materialized (10M rows)
+sku_transactions as (
     select * from {{ ref('int_transactions') }}
 ),
-{%- endfor %}
 
-{{ part }}_earning as (
-    -- the keys of a filter never overlap: each transaction matches at most once
-    select earning_keys.scope_id, transactions.*
-    from {{ part }}_sku_transactions as transactions
-    inner join earning_keys
-        on earning_keys.entity_id = transactions.entity_id
-        and earning_keys.sku_key = transactions.sku_key
-        and earning_keys.transaction_type = transactions.transaction_type
-        and earning_keys.bucket_id = transactions.bucket_id
-    where {{ 'not ' if part == 'unshared' }}earning_keys.is_shared and earning_keys.sku_key is not null
-    union all
-    select earning_keys.scope_id, transactions.*
-    from {{ part }}_any_sku_transactions as transactions
-    inner join earning_keys
-        on earning_keys.entity_id = transactions.entity_id
-        and earning_keys.transaction_type = transactions.transaction_type
-        and earning_keys.bucket_id = transactions.bucket_id
-    where {{ 'not ' if part == 'unshared' }}earning_keys.is_shared and earning_keys.sku_key is null
+any_sku_transactions as (
+    -- int_transactions once per join: a CTE read twice is materialized (10M rows)
+    select * from {{ ref('int_transactions') }}
 ),
+
+earning as (
+    -- the keys of a filter never overlap: each transaction matches at most once
+    select earning_keys.scope_id, earning_keys.is_shared, sku_transactions.*
+    from sku_transactions
+    inner join earning_keys
+        on earning_keys.entity_id = sku_transactions.entity_id
+        and earning_keys.sku_key = sku_transactions.sku_key
+        and earning_keys.transaction_type = sku_transactions.transaction_type
+        and earning_keys.bucket_id = sku_transactions.bucket_id
+    where earning_keys.sku_key is not null
+    union all
+    select earning_keys.scope_id, earning_keys.is_shared, any_sku_transactions.*
+    from any_sku_transactions
+    inner join earning_keys
+        on earning_keys.entity_id = any_sku_transactions.entity_id
+        and earning_keys.transaction_type = any_sku_transactions.transaction_type
+        and earning_keys.bucket_id = any_sku_transactions.bucket_id
+    where earning_keys.sku_key is null
+),
+
+{%- for part in ['unshared', 'shared'] %}
 
 {{ part }}_tiered as (
     -- left joins (every scope_id exists) keep the wide columns out of the join above
     select
-        {{ part }}_earning.entity_id,
+        earning.entity_id,
         offer_scope.program_key,
         offer_scope.offer_key,
         offer_scope.calculator_key as offer_calculator,
         offer_scope.strategy_key,
-        {{ part }}_earning.transaction_id,
-        {{ part }}_earning.sku_key,
-        {{ part }}_earning.quantity,
-        {{ part }}_earning.uom_key,
-        {{ part }}_earning.amount,
-        {{ part }}_earning.value,
+        earning.transaction_id,
+        earning.sku_key,
+        earning.quantity,
+        earning.uom_key,
+        earning.amount,
+        earning.value,
         tiers.tier_key,
         tiers.rate,
         tiers.measure
-    from {{ part }}_earning
-    left join offer_scope on offer_scope.scope_id = {{ part }}_earning.scope_id
+    from earning
+    left join offer_scope on offer_scope.scope_id = earning.scope_id
     left join participant_tiers
         on participant_tiers.entity_id = offer_scope.entity_id
         and participant_tiers.offer_key = offer_scope.offer_key
     left join transaction_tiers
         on offer_scope.per_transaction
-        and transaction_tiers.transaction_id = {{ part }}_earning.transaction_id
+        and transaction_tiers.transaction_id = earning.transaction_id
         and transaction_tiers.offer_key = offer_scope.offer_key
     inner join tiers
         on tiers.offer_key = offer_scope.offer_key
         and tiers.threshold = case when offer_scope.per_transaction then transaction_tiers.tier_threshold
                                    else participant_tiers.tier_threshold end
+    where {{ 'not ' if part == 'unshared' }}earning.is_shared
 ),
 {%- endfor %}
 
-shared as (
-    -- fixed_amount shares the tier total over all earning transactions: a window over its (few) rows
-    select
-        shared_tiered.*,
-        sum(value) over (partition by entity_id, offer_key) as share_total
-    from shared_tiered
-),
-
 earning_rows as (
-    select unshared_tiered.*, cast(null as {{ incentives.type_measure() }}) as share_total
-    from unshared_tiered
-    union all
-    select * from shared where share_total > 0
+    -- fixed_amount shares the tier total over all earning transactions
+    {{ incentives._shared_earning_rows('unshared_tiered', 'shared_tiered', 'entity_id, offer_key') }}
 ),
 
 final as (
@@ -174,7 +166,7 @@ final as (
         quantity as provided_quantity, uom_key as provided_uom_key, amount as provided_amount,
         {{ incentives.cast_measure('quantity') }} as quantity,
         value,
-        {{ incentives.cast_measure('share_total') }} as share_total,
+        share_total,
         cast(null as {{ incentives.type_measure() }}) as covered_units,
         cast(null as {{ incentives.type_measure() }}) as contribution
     from earning_rows
