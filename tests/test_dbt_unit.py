@@ -51,3 +51,31 @@ def test_dbt_unit_tests_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert not failed and error is None, (
         f"{len(failed)} of {len(unit)} dbt unit tests failed: {failed}"
         f"{f' ({error})' if error and not failed else ''}")
+
+
+def test_unique_key_tests_find_duplicates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The result tables' unique-key data tests (macros/tests/unique_combination.sql; DuckDB
+    groups a hash first) fail on a repeated key and pass on the built example."""
+    import duckdb
+
+    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", "")
+    monkeypatch.setenv("INCENTIVES_THREADS", "1")
+    database = tmp_path / "example.duckdb"
+    run(EXAMPLES / "programs.json", EXAMPLES / "data", database, say=lambda _: None)
+    rules, _ = compile_text((EXAMPLES / "programs.json").read_text(), "programs.json")
+    rules_dir = tmp_path / "rules"
+    write_rules(rules, rules_dir)
+    con = duckdb.connect(str(database))
+    try:
+        con.execute("insert into main.potential_earnings select * from main.potential_earnings limit 1")
+        con.execute("insert into main.offer_results select * from main.offer_results limit 1")
+    finally:
+        con.close()
+
+    lines: list[str] = []
+    with pytest.raises(RunError) as failed:
+        run_dbt(["test", "--select", "test_name:unique_combination",
+                 "--vars", json.dumps({"rules_dir": str(rules_dir)})], database, say=lines.append)
+    status = {m["name"].split("_")[2]: m["status"] for m in map(NODE_LINE.match, lines) if m}
+    assert status == {"potential": "fail", "offer": "fail", "stack": "pass"}, lines
+    assert "Got 1 result" in str(failed.value)

@@ -1,7 +1,27 @@
 -- Problems that do not stop a calculation, kept so they are not silent: one row per finding
 -- (grouped where a finding repeats, with the number of rows in `row_count`).
-with transactions as (
-    select * from {{ ref('stg_transactions') }}
+-- The transactions are read by one narrow import per use: a CTE used several times would be
+-- materialized whole (all columns, every row) on DuckDB.
+with transaction_skus as (
+    select sku_key, count(*) as row_count
+    from {{ ref('stg_transactions') }}
+    group by sku_key
+),
+
+transaction_entities as (
+    select distinct entity_id
+    from {{ ref('stg_transactions') }}
+    where entity_id is not null
+),
+
+transaction_ids as (
+    select transaction_id
+    from {{ ref('stg_transactions') }}
+),
+
+transaction_uoms as (
+    select sku_key, uom_key, transaction_type, transaction_date
+    from {{ ref('stg_transactions') }}
 ),
 
 products as (
@@ -33,7 +53,7 @@ set_skus as (
 ),
 
 participants as (
-    select distinct entity_id from transactions where entity_id is not null
+    select entity_id from transaction_entities
     union
     select distinct entity_id from properties where level = 'entity' and entity_id is not null
 ),
@@ -42,15 +62,14 @@ unknown_skus as (
     select
         'sku_not_in_products' as check_name,
         'transactions' as table_name,
-        transactions.sku_key as row_key,
+        transaction_skus.sku_key as row_key,
         'sku_key' as column_name,
-        transactions.sku_key as bad_value,
+        transaction_skus.sku_key as bad_value,
         'SKU missing from products: it has no brand (brand_count ignores it)' as message,
-        count(*) as row_count
-    from transactions
-    left join products on products.sku_key = transactions.sku_key
+        transaction_skus.row_count
+    from transaction_skus
+    left join products on products.sku_key = transaction_skus.sku_key
     where products.sku_key is null
-    group by transactions.sku_key
 ),
 
 uom_mismatches as (
@@ -59,18 +78,18 @@ uom_mismatches as (
         'transactions' as table_name,
         set_skus.offer_key || ' / ' || set_skus.set_key as row_key,
         'uom_key' as column_name,
-        transactions.sku_key || ' in ' || coalesce(transactions.uom_key, '(empty)') as bad_value,
+        transaction_uoms.sku_key || ' in ' || coalesce(transaction_uoms.uom_key, '(empty)') as bad_value,
         '{{ dbt.escape_single_quotes("transactions of a stacked SKU set in another uom than the conversion's from (") }}'
             || set_skus.from_uom || ') do not count' as message,
         count(*) as row_count
     from set_skus
-    inner join transactions
-        on transactions.sku_key = set_skus.sku_key
-        and (set_skus.transaction_type is null or set_skus.transaction_type = transactions.transaction_type)
-        and transactions.transaction_date >= set_skus.start_date
-        and transactions.transaction_date <= set_skus.end_date
-    where coalesce(transactions.uom_key, '') <> set_skus.from_uom
-    group by set_skus.offer_key, set_skus.set_key, transactions.sku_key, transactions.uom_key, set_skus.from_uom
+    inner join transaction_uoms
+        on transaction_uoms.sku_key = set_skus.sku_key
+        and (set_skus.transaction_type is null or set_skus.transaction_type = transaction_uoms.transaction_type)
+        and transaction_uoms.transaction_date >= set_skus.start_date
+        and transaction_uoms.transaction_date <= set_skus.end_date
+    where coalesce(transaction_uoms.uom_key, '') <> set_skus.from_uom
+    group by set_skus.offer_key, set_skus.set_key, transaction_uoms.sku_key, transaction_uoms.uom_key, set_skus.from_uom
 ),
 
 unmatched_waivers as (
@@ -131,8 +150,8 @@ properties_unknown_transaction as (
         'transaction-level property for a transaction_id not in transactions' as message,
         count(*) as row_count
     from properties
-    left join transactions on transactions.transaction_id = properties.transaction_id
-    where properties.level = 'transaction' and transactions.transaction_id is null
+    left join transaction_ids on transaction_ids.transaction_id = properties.transaction_id
+    where properties.level = 'transaction' and transaction_ids.transaction_id is null
     group by properties.property_key, properties.transaction_id
 ),
 
