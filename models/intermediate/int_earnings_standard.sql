@@ -23,21 +23,25 @@ transactions as (
     select * from {{ ref('int_transactions') }}
 ),
 
+offer_calculators as (
+    select distinct offer_key, calculator_key from qualified
+),
+
 rates as (
+    -- with the offer's calculator, so the matched rows need one join for all their text columns
     select
         rate_rows.*,
+        offer_calculators.calculator_key,
         row_number() over (
-            order by offer_key, incentive_rate_key, sku_key, transaction_type, start_date, end_date
+            order by rate_rows.offer_key, rate_rows.incentive_rate_key, rate_rows.sku_key,
+                rate_rows.transaction_type, rate_rows.start_date, rate_rows.end_date
         ) as rate_id
     from rate_rows
+    left join offer_calculators on offer_calculators.offer_key = rate_rows.offer_key
 ),
 
 entity_skus as (
     select distinct entity_id, sku_key from bucket_rows
-),
-
-offer_calculators as (
-    select distinct offer_key, calculator_key from qualified
 ),
 
 rate_pairs as (
@@ -48,7 +52,7 @@ rate_pairs as (
         rates.transaction_type,
         rates.start_date,
         rates.end_date,
-        qualified.calculator_key = 'fixed_amount' as is_shared
+        rates.calculator_key = 'fixed_amount' as is_shared
     from rates
     inner join qualified on qualified.offer_key = rates.offer_key
     -- only the participant x SKU pairs with transactions: a far smaller hash table below (a
@@ -86,7 +90,7 @@ matched as (
         matched.entity_id,
         rates.program_key,
         rates.offer_key,
-        offer_calculators.calculator_key as offer_calculator,
+        rates.calculator_key as offer_calculator,
         'standard' as strategy_key,
         rates.sku_key,
         rates.incentive_rate_key,
@@ -99,7 +103,6 @@ matched as (
         matched.value
     from matched
     left join rates on rates.rate_id = matched.rate_id
-    left join offer_calculators on offer_calculators.offer_key = rates.offer_key
     where {{ 'not ' if part == 'unshared' }}matched.is_shared
 ),
 {%- endfor %}
