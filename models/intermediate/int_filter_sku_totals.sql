@@ -1,6 +1,8 @@
--- Net quantity and value per participant x filter group x SKU. The compiler turns each filter
--- group into non-overlapping (SKU or any, transaction type, time bucket) keys, so a plain key join
--- of the pre-aggregated rows counts every transaction once (the union of entries).
+-- Net quantity and value per participant x filter group, per SKU only for the filters a
+-- brand_count qualification reads (the other filters' rows have a null sku_key: one total per
+-- participant x filter). The compiler turns each filter group into non-overlapping (SKU or any,
+-- transaction type, time bucket) keys, so a plain key join of the pre-aggregated rows counts
+-- every transaction once (the union of entries).
 -- With enrollments, only the (participant, filter) pairs of enrolled programs are summed: the
 -- filters a program's qualifications and stepped thresholds read (earning filters join
 -- transactions directly). Without enrollments every participant is evaluated for every program.
@@ -28,6 +30,21 @@ offers as (
     select * from {{ ref('stg_rules__offers') }}
 ),
 
+brand_filters as (
+    select distinct filter_id
+    from qualifications
+    where qualification_type = 'brand_count' and filter_id is not null
+),
+
+summed_keys as (
+    -- whether the filter's totals are kept per SKU
+    select
+        filter_keys.*,
+        brand_filters.filter_id is not null as per_sku
+    from filter_keys
+    left join brand_filters on brand_filters.filter_id = filter_keys.filter_id
+),
+
 enrollment_mode as (
     select count(*) > 0 as enrolled_only from enrollments
 ),
@@ -53,30 +70,30 @@ evaluated_filters as (
 
 sku_matches as (
     select
-        filter_keys.filter_id,
+        summed_keys.filter_id,
         bucket_rows.entity_id,
-        bucket_rows.sku_key,
+        case when summed_keys.per_sku then bucket_rows.sku_key end as sku_key,
         bucket_rows.quantity,
         bucket_rows.value
     from bucket_rows
-    inner join filter_keys
-        on filter_keys.sku_key = bucket_rows.sku_key
-        and filter_keys.transaction_type = bucket_rows.transaction_type
-        and filter_keys.bucket_id = bucket_rows.bucket_id
+    inner join summed_keys
+        on summed_keys.sku_key = bucket_rows.sku_key
+        and summed_keys.transaction_type = bucket_rows.transaction_type
+        and summed_keys.bucket_id = bucket_rows.bucket_id
 ),
 
 any_sku_matches as (
     select
-        filter_keys.filter_id,
+        summed_keys.filter_id,
         bucket_rows.entity_id,
-        bucket_rows.sku_key,
+        case when summed_keys.per_sku then bucket_rows.sku_key end as sku_key,
         bucket_rows.quantity,
         bucket_rows.value
     from bucket_rows
-    inner join filter_keys
-        on filter_keys.transaction_type = bucket_rows.transaction_type
-        and filter_keys.bucket_id = bucket_rows.bucket_id
-    where filter_keys.sku_key is null
+    inner join summed_keys
+        on summed_keys.transaction_type = bucket_rows.transaction_type
+        and summed_keys.bucket_id = bucket_rows.bucket_id
+    where summed_keys.sku_key is null
 ),
 
 matches as (

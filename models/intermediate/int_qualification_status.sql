@@ -13,26 +13,35 @@ waivers as (
     select * from {{ ref('stg_waivers') }}
 ),
 
-waived as (
-    select distinct
-        measures.entity_id,
-        measures.qualification_id
-    from measures
-    inner join waivers
-        on waivers.program_key = measures.program_key
-        and waivers.qualification_key = measures.qualification_key
-        and coalesce(waivers.offer_key, '') = coalesce(measures.offer_key, '')
-    where waivers.entity_id is null or waivers.entity_id = measures.entity_id
+-- the waivers are split by whom they name and made distinct, so each measure row probes two small
+-- tables once: no join of the measures with themselves (DuckDB would materialize every measure
+-- row to read them twice)
+waivers_for_all as (
+    select distinct program_key, qualification_key, coalesce(offer_key, '') as offer_key
+    from waivers
+    where entity_id is null
+),
+
+waivers_for_participant as (
+    select distinct program_key, qualification_key, coalesce(offer_key, '') as offer_key, entity_id
+    from waivers
+    where entity_id is not null
 ),
 
 final as (
     select
         measures.*,
-        waived.qualification_id is not null as waived
+        for_all.program_key is not null or for_participant.program_key is not null as waived
     from measures
-    left join waived
-        on waived.entity_id = measures.entity_id
-        and waived.qualification_id = measures.qualification_id
+    left join waivers_for_all as for_all
+        on for_all.program_key = measures.program_key
+        and for_all.qualification_key = measures.qualification_key
+        and for_all.offer_key = coalesce(measures.offer_key, '')
+    left join waivers_for_participant as for_participant
+        on for_participant.program_key = measures.program_key
+        and for_participant.qualification_key = measures.qualification_key
+        and for_participant.offer_key = coalesce(measures.offer_key, '')
+        and for_participant.entity_id = measures.entity_id
 )
 
 select * from final

@@ -8,36 +8,29 @@ offers as (
     select * from {{ ref('stg_rules__offers') }}
 ),
 
-program_level as (
-    select
-        status.entity_id, status.program_key, offers.offer_key, status.qualification_key,
-        status.qualification_level, status.qualification_type, status.operator,
-        status.target, status.actual, status.difference, status.met, status.waived
-    from status
-    inner join offers on offers.program_key = status.program_key
-    where status.qualification_level = 'program'
-),
-
-offer_level as (
-    select
-        entity_id, program_key, offer_key, qualification_key,
-        qualification_level, qualification_type, operator,
-        target, actual, difference, met, waived
-    from status
-    where qualification_level = 'offer'
-),
-
-unioned as (
-    select * from program_level
-    union all
-    select * from offer_level
-),
-
 final as (
+    -- one pass over the statuses: a program-level row meets every offer of its program, an
+    -- offer-level row keeps its own offer (reading the statuses twice would make DuckDB
+    -- materialize them)
     select
-        unioned.*,
+        status.entity_id,
+        status.program_key,
+        coalesce(offers.offer_key, status.offer_key) as offer_key,
+        status.qualification_key,
+        status.qualification_level,
+        status.qualification_type,
+        status.operator,
+        status.target,
+        status.actual,
+        status.difference,
+        status.met,
+        status.waived,
         {{ incentives.run_id() }} as run_id
-    from unioned
+    from status
+    left join offers
+        on status.qualification_level = 'program'
+        and offers.program_key = status.program_key
+    where status.qualification_level = 'offer' or offers.offer_key is not null
 )
 
 select * from final
