@@ -32,3 +32,48 @@
     ) as shares
     where share_total > 0
 {%- endmacro %}
+
+{#- _filter_key_matches(sku_rows, any_sku_rows, keys, columns, on_entity): the rows matching a
+    compiled filter key of `keys` (sku_key, transaction_type, bucket_id): a SKU key on SKU, type
+    and bucket, an any-SKU key (null sku_key) on type and bucket. The keys of a filter never
+    overlap, so a row matches each filter at most once. `sku_rows` and `any_sku_rows` are the
+    same rows through two import CTEs (DuckDB materializes a CTE that is read twice); `columns`
+    select from `keys` and `matched_rows`; with `on_entity`, the keys carry an entity_id that the
+    rows must have too. -#}
+{% macro _filter_key_matches(sku_rows, any_sku_rows, keys, columns, on_entity=false) -%}
+{%- for rows in [sku_rows, any_sku_rows] %}
+    {%- if not loop.first %}
+    union all
+    {%- endif %}
+    select {{ columns }}
+    from {{ rows }} as matched_rows
+    inner join {{ keys }}
+        on {{ keys }}.transaction_type = matched_rows.transaction_type
+        and {{ keys }}.bucket_id = matched_rows.bucket_id
+        {%- if on_entity %}
+        and {{ keys }}.entity_id = matched_rows.entity_id
+        {%- endif %}
+        {%- if loop.first %}
+        and {{ keys }}.sku_key = matched_rows.sku_key
+        {%- else %}
+    where {{ keys }}.sku_key is null
+        {%- endif %}
+{%- endfor %}
+{%- endmacro %}
+
+{#- _reached_tiers(values, keys): per row of `values` (its `keys` columns, an offer_key and a
+    threshold_value), the threshold of the highest stepped tier of the offer whose threshold is
+    <= the value, as tier_threshold; no row when no tier is reached. Tiers are unique per offer
+    and threshold (the compiler rejects duplicates). Reads the CTE `tiers`. -#}
+{% macro _reached_tiers(values, keys) -%}
+    select
+        {%- for key in keys %}
+        {{ values }}.{{ key }},
+        {%- endfor %}
+        max(tiers.threshold) as tier_threshold
+    from {{ values }}
+    inner join tiers
+        on tiers.offer_key = {{ values }}.offer_key
+        and tiers.threshold <= {{ values }}.threshold_value
+    group by {% for key in keys %}{{ values }}.{{ key }}{{ ', ' if not loop.last }}{% endfor %}
+{%- endmacro %}

@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from compiler.compile import compile_text, write_rules
@@ -22,7 +23,9 @@ EXAMPLES = PROJECT_DIR / "examples"
 NODE_LINE = re.compile(r"^\s*\[\s*\d+\]\s+(?P<type>\S+)\s+(?P<name>\S+)\s+(?P<status>\S+)\s*$")
 
 
-def test_dbt_unit_tests_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture()
+def built_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The example built into a fresh DuckDB file, and a rules folder for dbt's `rules_dir`."""
     # run_dbt sets these for the in-process dbt; restore them afterwards.
     monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", "")
     monkeypatch.setenv("INCENTIVES_THREADS", "1")
@@ -30,12 +33,16 @@ def test_dbt_unit_tests_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     database = tmp_path / "example.duckdb"
     run(EXAMPLES / "programs.json", EXAMPLES / "data", database, say=lambda _: None)
 
-    # run() deletes its rules folder after the build; the unit tests never read the rule CSVs of
-    # the models they test, but dbt resolves `rules_dir` when it compiles, so give it a real one.
+    # run() deletes its rules folder after the build; the tests never read the rule CSVs of the
+    # models they test, but dbt resolves `rules_dir` when it compiles, so give it a real one.
     rules, _ = compile_text((EXAMPLES / "programs.json").read_text(), "programs.json")
     rules_dir = tmp_path / "rules"
     write_rules(rules, rules_dir)
+    return database, rules_dir
 
+
+def test_dbt_unit_tests_pass(built_example: tuple[Path, Path]) -> None:
+    database, rules_dir = built_example
     lines: list[str] = []
     error: RunError | None = None
     try:
@@ -53,18 +60,10 @@ def test_dbt_unit_tests_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         f"{f' ({error})' if error and not failed else ''}")
 
 
-def test_unique_key_tests_find_duplicates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unique_key_tests_find_duplicates(built_example: tuple[Path, Path]) -> None:
     """The result tables' unique-key data tests (macros/tests/unique_combination.sql; DuckDB
     groups a hash first) fail on a repeated key and pass on the built example."""
-    import duckdb
-
-    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", "")
-    monkeypatch.setenv("INCENTIVES_THREADS", "1")
-    database = tmp_path / "example.duckdb"
-    run(EXAMPLES / "programs.json", EXAMPLES / "data", database, say=lambda _: None)
-    rules, _ = compile_text((EXAMPLES / "programs.json").read_text(), "programs.json")
-    rules_dir = tmp_path / "rules"
-    write_rules(rules, rules_dir)
+    database, rules_dir = built_example
     con = duckdb.connect(str(database))
     try:
         con.execute("insert into main.potential_earnings select * from main.potential_earnings limit 1")

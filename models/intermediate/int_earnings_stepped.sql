@@ -54,23 +54,21 @@ offer_scope as (
 
 participant_tiers as (
     -- the tier is chosen once per participant x offer (or per transaction below), not per earning row
-    select thresholds.entity_id, thresholds.offer_key, max(tiers.threshold) as tier_threshold
-    from thresholds
-    inner join tiers
-        on tiers.offer_key = thresholds.offer_key
-        and tiers.threshold <= thresholds.threshold_value
-    group by thresholds.entity_id, thresholds.offer_key
+    {{ incentives._reached_tiers('thresholds', ['entity_id', 'offer_key']) }}
+),
+
+transaction_threshold_values as (
+    select
+        transaction_properties.transaction_id,
+        offers.offer_key,
+        {{ incentives.safe_to_decimal('transaction_properties.property_value') }} as threshold_value
+    from offers
+    inner join transaction_properties on transaction_properties.property_key = offers.threshold_property_key
+    where offers.threshold_type = 'property' and offers.threshold_property_level = 'transaction'
 ),
 
 transaction_tiers as (
-    select transaction_properties.transaction_id, offers.offer_key, max(tiers.threshold) as tier_threshold
-    from offers
-    inner join transaction_properties on transaction_properties.property_key = offers.threshold_property_key
-    inner join tiers
-        on tiers.offer_key = offers.offer_key
-        and tiers.threshold <= {{ incentives.safe_to_decimal('transaction_properties.property_value') }}
-    where offers.threshold_type = 'property' and offers.threshold_property_level = 'transaction'
-    group by transaction_properties.transaction_id, offers.offer_key
+    {{ incentives._reached_tiers('transaction_threshold_values', ['transaction_id', 'offer_key']) }}
 ),
 
 earning_keys as (
@@ -99,23 +97,9 @@ any_sku_transactions as (
 ),
 
 earning as (
-    -- the keys of a filter never overlap: each transaction matches at most once
-    select earning_keys.scope_id, earning_keys.is_shared, sku_transactions.*
-    from sku_transactions
-    inner join earning_keys
-        on earning_keys.entity_id = sku_transactions.entity_id
-        and earning_keys.sku_key = sku_transactions.sku_key
-        and earning_keys.transaction_type = sku_transactions.transaction_type
-        and earning_keys.bucket_id = sku_transactions.bucket_id
-    where earning_keys.sku_key is not null
-    union all
-    select earning_keys.scope_id, earning_keys.is_shared, any_sku_transactions.*
-    from any_sku_transactions
-    inner join earning_keys
-        on earning_keys.entity_id = any_sku_transactions.entity_id
-        and earning_keys.transaction_type = any_sku_transactions.transaction_type
-        and earning_keys.bucket_id = any_sku_transactions.bucket_id
-    where earning_keys.sku_key is null
+    {{ incentives._filter_key_matches('sku_transactions', 'any_sku_transactions', 'earning_keys',
+                                      'earning_keys.scope_id, earning_keys.is_shared, matched_rows.*',
+                                      on_entity=true) }}
 ),
 
 {%- for part in ['unshared', 'shared'] %}

@@ -10,6 +10,11 @@ with bucket_rows as (
     select * from {{ ref('int_transaction_buckets') }}
 ),
 
+any_sku_bucket_rows as (
+    -- the same rows for the any-SKU keys (see _filter_key_matches)
+    select * from {{ ref('int_transaction_buckets') }}
+),
+
 filter_keys as (
     select * from {{ ref('stg_rules__filter_keys') }}
 ),
@@ -68,38 +73,11 @@ evaluated_filters as (
     where enrollment_mode.enrolled_only
 ),
 
-sku_matches as (
-    select
-        summed_keys.filter_id,
-        bucket_rows.entity_id,
-        case when summed_keys.per_sku then bucket_rows.sku_key end as sku_key,
-        bucket_rows.quantity,
-        bucket_rows.value
-    from bucket_rows
-    inner join summed_keys
-        on summed_keys.sku_key = bucket_rows.sku_key
-        and summed_keys.transaction_type = bucket_rows.transaction_type
-        and summed_keys.bucket_id = bucket_rows.bucket_id
-),
-
-any_sku_matches as (
-    select
-        summed_keys.filter_id,
-        bucket_rows.entity_id,
-        case when summed_keys.per_sku then bucket_rows.sku_key end as sku_key,
-        bucket_rows.quantity,
-        bucket_rows.value
-    from bucket_rows
-    inner join summed_keys
-        on summed_keys.transaction_type = bucket_rows.transaction_type
-        and summed_keys.bucket_id = bucket_rows.bucket_id
-    where summed_keys.sku_key is null
-),
-
 matches as (
-    select * from sku_matches
-    union all
-    select * from any_sku_matches
+    {{ incentives._filter_key_matches('bucket_rows', 'any_sku_bucket_rows', 'summed_keys',
+                                      'summed_keys.filter_id, matched_rows.entity_id,
+        case when summed_keys.per_sku then matched_rows.sku_key end as sku_key,
+        matched_rows.quantity, matched_rows.value') }}
 ),
 
 evaluated_matches as (

@@ -56,13 +56,7 @@ thresholds as (
 ),
 
 reached as (
-    select
-        thresholds.entity_id,
-        thresholds.offer_key,
-        tiers.tier_key,
-        row_number() over (partition by thresholds.entity_id, thresholds.offer_key order by tiers.threshold desc) as tier_order
-    from thresholds
-    inner join tiers on tiers.offer_key = thresholds.offer_key and tiers.threshold <= thresholds.threshold_value
+    {{ incentives._reached_tiers('thresholds', ['entity_id', 'offer_key']) }}
 ),
 
 upcoming as (
@@ -83,14 +77,16 @@ final as (
         thresholds.program_key,
         thresholds.offer_key,
         {{ incentives.cast_measure('thresholds.threshold_value') }} as threshold_value,
-        reached.tier_key as current_tier_key,
+        current_tier.tier_key as current_tier_key,
         upcoming.tier_key as next_tier_key,
         upcoming.threshold as next_tier_threshold,
         upcoming.rate as next_tier_rate,
         {{ incentives.cast_measure('upcoming.threshold - thresholds.threshold_value') }} as gap_to_next_tier
     from thresholds
     left join reached
-        on reached.entity_id = thresholds.entity_id and reached.offer_key = thresholds.offer_key and reached.tier_order = 1
+        on reached.entity_id = thresholds.entity_id and reached.offer_key = thresholds.offer_key
+    left join tiers as current_tier
+        on current_tier.offer_key = reached.offer_key and current_tier.threshold = reached.tier_threshold
     left join upcoming
         on upcoming.entity_id = thresholds.entity_id and upcoming.offer_key = thresholds.offer_key and upcoming.tier_order = 1
 )
