@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -105,14 +106,17 @@ def tree_rss(root: int) -> int:
     return total
 
 
+def cpu_seconds(who: int) -> float:
+    """User + system CPU seconds so far of this process (RUSAGE_SELF) or of its finished children."""
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int, float]:
     """Run `cmd` (output to `log`); exit code, wall seconds, peak tree RSS bytes and CPU seconds
     of the process tree (user + system: unlike wall time they barely move when other work shares
     the cores). `hook()` is called at every poll and once after the exit."""
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu_before = usage.ru_utime + usage.ru_stime
+    cpu_before = cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     peak = 0
     with log.open("w") as out:
@@ -123,10 +127,10 @@ def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int, fl
                 hook()
             time.sleep(0.2)
     seconds = time.perf_counter() - started
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - cpu_before
     if hook:
         hook()
-    return proc.returncode, seconds, peak, usage.ru_utime + usage.ru_stime - cpu_before
+    return proc.returncode, seconds, peak, cpu
 
 
 # ---------------------------------------------------------------------------------------- data
@@ -179,13 +183,7 @@ def sku_offer_rows(programs_path: Path) -> list[tuple[str, str]]:
 def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[float, float, list[float], int, int]:
     """The one-query floor: median seconds and median CPU seconds over `repeats` fresh databases
     and connections, every timing, its output rows, and the SKU -> offer rows."""
-    import resource
-
     import duckdb
-
-    def cpu() -> float:
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        return usage.ru_utime + usage.ru_stime
 
     db = OUT_ROOT / f"{name}.floor.duckdb"
     rows = sku_offer_rows(programs)
@@ -205,7 +203,7 @@ def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[floa
             con.execute("checkpoint")
             con.close()
             con = duckdb.connect(str(db))  # fresh connection, default settings (threads = all cores)
-            started, cpu_started = time.perf_counter(), cpu()
+            started, cpu_started = time.perf_counter(), cpu_seconds(resource.RUSAGE_SELF)
             con.execute(f"""
                 create table floor as
                 select t.entity_id, so.offer_key, sum(t.amount) as amount
@@ -214,7 +212,7 @@ def floor(data: Path, programs: Path, name: str, repeats: int = 3) -> tuple[floa
                 group by t.entity_id, so.offer_key
             """)
             timings.append(time.perf_counter() - started)
-            cpus.append(cpu() - cpu_started)
+            cpus.append(cpu_seconds(resource.RUSAGE_SELF) - cpu_started)
             n = con.execute("select count(*) from floor").fetchone()[0]
             con.close()
     return sorted(timings)[len(timings) // 2], sorted(cpus)[len(cpus) // 2], timings, n, len(rows)
@@ -381,7 +379,7 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
         cmd += ["--threads", str(threads)]
     log = OUT_ROOT / f"{name}.log"
     watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.run_results.json")
-    code, seconds, peak, cpu_seconds = monitored(cmd, log, watcher)
+    code, seconds, peak, run_cpu = monitored(cmd, log, watcher)
     output = log.read_text()
     if code != 0:
         print(output[-4000:])
@@ -408,14 +406,15 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
     floor_s, floor_cpu, floor_all, floor_rows, sku_offers = floor(data / "data", data / "programs.json", name,
                                                                    floor_repeats)
     result = dict(label=label, transactions=n_tx, participants=n_ent, programs=n_prog, enrollments=n_enroll,
-                  seconds=seconds, cpu=cpu_seconds, floor=floor_s, floor_cpu=floor_cpu, floor_all=floor_all, floor_rows=floor_rows, sku_offers=sku_offers,
-                  ratio=seconds / floor_s if floor_s else float("nan"), peak=peak, rows=rows,
+                  seconds=seconds, cpu=run_cpu, floor=floor_s, floor_cpu=floor_cpu, floor_all=floor_all, floor_rows=floor_rows, sku_offers=sku_offers,
+                  ratio=seconds / floor_s if floor_s else float("nan"),
+                  cpu_ratio=run_cpu / floor_cpu if floor_cpu else float("nan"), peak=peak, rows=rows,
                   models=models, model_total=model_total, test_total=test_total, phases=phases,
                   generated=gen_seconds, participants_seen=participants, offer_pairs=pairs)
-    print(f"  end-to-end {seconds:.1f}s, CPU {cpu_seconds:.1f}s (phases: {', '.join(f'{k} {v:.1f}s' for k, v in phases.items())}), "
+    print(f"  end-to-end {seconds:.1f}s, CPU {run_cpu:.1f}s (phases: {', '.join(f'{k} {v:.1f}s' for k, v in phases.items())}), "
           f"peak RSS {peak / 2**30:.2f} GB", flush=True)
     print(f"  floor {floor_s:.2f}s (median of {', '.join(f'{t:.2f}' for t in floor_all)}; {floor_rows:,} participant x offer rows from {sku_offers:,} SKU x offer rows), "
-          f"ratio {result['ratio']:.1f}x; CPU: floor {floor_cpu:.1f}s, ratio {cpu_seconds / floor_cpu:.1f}x", flush=True)
+          f"ratio {result['ratio']:.1f}x; CPU: floor {floor_cpu:.1f}s, ratio {result['cpu_ratio']:.1f}x", flush=True)
     print("  rows out: " + ", ".join(f"{k} {v:,}" for k, v in rows.items()), flush=True)
     if models:
         print(f"  dbt: models {model_total:.1f}s, tests {test_total:.1f}s; slowest: "
@@ -480,7 +479,7 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
         slow = ", ".join(f"{m} {t:.1f}" for m, t in r["models"][:5]) or "n/a"
         lines.append(f"| {r['label']} | {r['participants']:,} | {r['programs']:,} | {enr} | {r['transactions']:,} "
                      f"| {r['seconds']:.1f} | {r['floor']:.2f} | {r['ratio']:.1f}x "
-                     f"| {r['cpu']:.1f} ({r['floor_cpu']:.1f}, {r['cpu'] / r['floor_cpu']:.1f}x) | {r['peak'] / 2**30:.2f} "
+                     f"| {r['cpu']:.1f} ({r['floor_cpu']:.1f}, {r['cpu_ratio']:.1f}x) | {r['peak'] / 2**30:.2f} "
                      f"| {rows} | {slow} |")
     lines += ["", "Phases of `incentives run` (from its summary line) and dbt node totals "
               "(from target/run_results.json):", "",
