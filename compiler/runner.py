@@ -14,14 +14,15 @@ import os
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 import duckdb
 
 from .compile import compile_text, gc_paused, write_rules
-from .errors import DataError, IssueCollector, RunError
+from .errors import DataError, IncentivesError, IssueCollector, RunError
 from .validate_data import Source, validate_inputs
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -42,6 +43,7 @@ UNCOMPRESSED_COLUMNS: dict[str, tuple[str, ...]] = {"transactions": ("transactio
 RESULT_TABLES = ("qualification_results", "potential_earnings", "offer_results")
 
 Say = Callable[[str], None]
+T = TypeVar("T")
 
 
 def _say(message: str) -> None:
@@ -164,6 +166,45 @@ class RunInputs:
                 dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None), __version__,
                 self.programs_sha256, json.dumps(self.inputs_sha256, sort_keys=True),
                 json.dumps(row_counts, sort_keys=True), threads)
+
+
+def _compile_and_import_dbt(programs: Path, rules_dir: Path) -> tuple[list[str], float]:
+    """compile_programs, then import dbt: the lines compiling printed and the seconds it took."""
+    started = time.perf_counter()
+    lines: list[str] = []
+    compile_programs(programs, rules_dir, lines.append)
+    seconds = time.perf_counter() - started
+    import dbt.cli.main  # noqa: F401  (what run_dbt imports; the adapters are imported by dbt)
+
+    return lines, seconds
+
+
+def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: "PhaseTimer", load_phase: str,
+                      load: Callable[[], T]) -> T:
+    """Compile the programs into `rules_dir` in a thread while `load()` runs, and return what
+    `load` returned.
+
+    Loading and validating the input files is DuckDB's work, done outside Python's interpreter
+    lock, so compiling (Python) and then importing dbt (about a second of Python that would
+    otherwise start the build) take no time of their own when the load is longer. When both
+    fail, one error lists the problems of the programs and of the data. Phases: `compile` (the
+    thread's compiling), `load_phase`, and `wait` for the thread once `load` is done."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="incentives-compile") as pool:
+        compiled = pool.submit(_compile_and_import_dbt, programs, rules_dir)
+        try:
+            loaded = load()
+        except IncentivesError as data_error:
+            program_error = compiled.exception()
+            if isinstance(program_error, IncentivesError):
+                raise IncentivesError(f"{program_error.render()}\n{data_error.title}", data_error.issues) from None
+            raise
+        phase(load_phase)
+        lines, seconds = compiled.result()
+    phase("wait")
+    phase.phases = {"compile": seconds, **phase.phases}
+    for line in lines[1:]:  # the "Compiling" line is the caller's, before the load's own lines
+        say(line)
+    return loaded
 
 
 def compile_programs(programs: Path, rules_dir: Path, say: Say) -> None:
@@ -353,6 +394,23 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")
 
 
+def _load_building(building: Path, programs: Path, data_dir: Path,
+                   started_at: dt.datetime) -> tuple[dict[str, int], RunInputs, str]:
+    """Load and validate the input files into the new database file and give it the run's id:
+    the row counts, the inputs' hashes and the run id."""
+    con = duckdb.connect(str(building))
+    try:
+        counts, sources = load_inputs(con, data_dir)
+        validate_inputs(con, sources)
+        inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
+        run_id = inputs.run_id(started_at)
+        con.execute(run_context_sql(run_id))
+        con.execute("checkpoint")
+    finally:
+        con.close()
+    return counts, inputs, run_id
+
+
 def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, threads: int = 1,
         unit_tests: bool = False, target: str = "duckdb") -> Summary:
     """Compile, load, build into a new file and atomically replace `database` on success.
@@ -371,24 +429,15 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
     database.parent.mkdir(parents=True, exist_ok=True)
     building = database.with_name(database.name + ".building")
     rules_dir = database.with_name(database.name + ".rules")
-    compile_programs(programs, rules_dir, say)
-    phase("compile")
     for path in (building, Path(str(building) + ".wal")):
         if path.exists():
             path.unlink()
     try:
+        say(f"Compiling {programs}")
         say(f"Loading {data_dir}")
-        con = duckdb.connect(str(building))
-        try:
-            counts, sources = load_inputs(con, data_dir)
-            validate_inputs(con, sources)
-            inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
-            run_id = inputs.run_id(started_at)
-            con.execute(run_context_sql(run_id))
-            con.execute("checkpoint")
-        finally:
-            con.close()
-        phase("load")
+        counts, inputs, run_id = compile_alongside(
+            programs, rules_dir, say, phase, "load",
+            lambda: _load_building(building, programs, data_dir, started_at))
         say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
         say(f"  run id {run_id}")
         say("Building (dbt build)")

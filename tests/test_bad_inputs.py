@@ -240,3 +240,16 @@ def test_every_problem_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str
         mutate(data)
     _expect_refusal(capsys, built, ["run", "--programs", str(EXAMPLE / "programs.json"), "--data", str(data),
                                     "--database", str(built)], ["ten", "$10", "2026-02-31"])
+
+
+def test_bad_program_and_bad_data_together(tmp_path: Path, capsys: pytest.CaptureFixture[str], built: Path) -> None:
+    # the programs are compiled while the files load: one message lists the problems of both
+    data = copy.deepcopy(PROGRAMS)
+    BAD_PROGRAMS[0][1](data["programs"])
+    path = tmp_path / "programs.json"
+    path.write_text(json.dumps(data))
+    files = tmp_path / "data"
+    shutil.copytree(EXAMPLE / "data", files)
+    BAD_DATA[0][1](files)
+    _expect_refusal(capsys, built, ["run", "--programs", str(path), "--data", str(files), "--database", str(built)],
+                    [*BAD_PROGRAMS[0][2], *BAD_DATA[0][2], "the programs cannot be compiled"])
