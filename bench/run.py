@@ -483,14 +483,15 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
                      f"| {rows} | {slow} |")
     lines += ["", "Phases of `incentives run` (from its summary line) and dbt node totals "
               "(from target/run_results.json):", "",
-              "| size | " + " | ".join(["compile", "load", "build", "other", "total"]) +
+              "| size | " + " | ".join(["compile (alongside load)", "load", "wait", "build", "other", "total"]) +
               " | dbt models s | dbt tests s | participant x offer pairs | floor rows | data generation s |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         p = r["phases"]
-        other = sum(v for k, v in p.items() if k not in ("compile", "load", "build", "total"))
+        other = sum(v for k, v in p.items() if k not in ("compile", "load", "wait", "build", "total"))
         gen = f"{r['generated']:.1f}" if r["generated"] is not None else "cached"
-        lines.append(f"| {r['label']} | {p.get('compile', 0):.1f} | {p.get('load', 0):.1f} | {p.get('build', 0):.1f} "
+        lines.append(f"| {r['label']} | {p.get('compile', 0):.1f} | {p.get('load', 0):.1f} | {p.get('wait', 0):.1f} "
+                     f"| {p.get('build', 0):.1f} "
                      f"| {other:.1f} | {p.get('total', 0):.1f} | {r['model_total']:.1f} | {r['test_total']:.1f} "
                      f"| {r['offer_pairs']:,} | {r['floor_rows']:,} | {gen} |")
     if cat:
