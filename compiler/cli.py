@@ -101,11 +101,24 @@ def main(argv: list[str] | None = None) -> int:
         print("error: interrupted; the previous results are unchanged", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug, not bad input: still no traceback unless asked for
+        if _is_interrupted_query(exc):
+            print("error: interrupted; the previous results are unchanged", file=sys.stderr)
+            return 130
         if os.environ.get("INCENTIVES_DEBUG"):
             raise
         print(f"error: internal error ({type(exc).__name__}: {exc}); the previous results are unchanged. "
               "Set INCENTIVES_DEBUG=1 to see the traceback and please report it.", file=sys.stderr)
         return 2
+
+
+def _is_interrupted_query(exc: Exception) -> bool:
+    """Whether `exc` is DuckDB's answer to Ctrl-C during a query: its Python client turns the
+    signal into an error of the query (a RuntimeError "Query interrupted" in DuckDB 2.0) instead of
+    a KeyboardInterrupt."""
+    import duckdb
+
+    return isinstance(exc, duckdb.InterruptException) or (
+        isinstance(exc, RuntimeError) and str(exc) == "Query interrupted")
 
 
 def entry_point() -> int:

@@ -389,6 +389,8 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
     finally:
         _release_dbt_database()
+    if isinstance(result.exception, KeyboardInterrupt):  # dbt cancelled its queries on Ctrl-C
+        raise KeyboardInterrupt
     if not result.success:
         detail = "\n  - ".join(failures) if failures else str(result.exception or "see logs/dbt.log")
         raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")

@@ -75,6 +75,41 @@ def test_sigkill_keeps_previous_results(tmp_path: Path, built: Path, after: str)
     assert sorted(p.name for p in built.parent.iterdir()) == ["results.duckdb", "variant.json"]
 
 
+def test_ctrl_c_during_build_keeps_previous_results(tmp_path: Path, built: Path) -> None:
+    before = _digest(built)
+    proc = subprocess.Popen(_run_args(_variant(tmp_path), built), cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.stdout is not None and proc.stderr is not None
+    for line in proc.stdout:  # dbt is building models
+        if "model" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    proc.stdout.read()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 130, err
+    assert "error: interrupted; the previous results are unchanged" in err
+    assert _digest(built) == before
+    assert sorted(p.name for p in built.parent.iterdir()) == ["results.duckdb", "variant.json"]
+
+
+def test_ctrl_c_during_a_duckdb_query_is_an_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # DuckDB's Python client answers Ctrl-C during a query (loading the files) with an error of the
+    # query, not a KeyboardInterrupt: it is still reported as an interruption, not an internal error
+    import compiler.runner
+    from compiler.cli import main
+
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("Query interrupted")  # what DuckDB 2.0 raises
+
+    monkeypatch.setattr(compiler.runner, "run", interrupted)
+    code = main(["run", "--programs", str(EXAMPLE / "programs.json"), "--data", str(EXAMPLE / "data"),
+                 "--database", str(tmp_path / "x.duckdb")])
+    assert code == 130
+    assert "error: interrupted; the previous results are unchanged" in capsys.readouterr().err
+
+
 def test_reader_keeps_reading_during_a_run(tmp_path: Path, built: Path) -> None:
     reader = duckdb.connect(str(built), read_only=True)
     try:
