@@ -168,18 +168,17 @@ class RunInputs:
                 json.dumps(row_counts, sort_keys=True), threads)
 
 
-def _compile_and_import_dbt(programs: Path, rules_dir: Path) -> tuple[list[str], float]:
-    """compile_programs, then import dbt: the lines compiling printed and the seconds it took."""
+def _compile_and_import_dbt(programs: Path, rules_dir: Path) -> tuple[str, float]:
+    """compile_programs, then import dbt: the compile's summary line and the seconds it took."""
     started = time.perf_counter()
-    lines: list[str] = []
-    compile_programs(programs, rules_dir, lines.append)
+    line = compile_programs(programs, rules_dir)
     seconds = time.perf_counter() - started
     import dbt.cli.main  # noqa: F401  (what run_dbt imports; the adapters are imported by dbt)
 
-    return lines, seconds
+    return line, seconds
 
 
-def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: "PhaseTimer", load_phase: str,
+def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: PhaseTimer, load_phase: str,
                       load: Callable[[], T]) -> T:
     """Compile the programs into `rules_dir` in a thread while `load()` runs, and return what
     `load` returned.
@@ -199,17 +198,16 @@ def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: "PhaseTi
                 raise IncentivesError(f"{program_error.render()}\n{data_error.title}", data_error.issues) from None
             raise
         phase(load_phase)
-        lines, seconds = compiled.result()
+        line, seconds = compiled.result()
     phase("wait")
     phase.phases = {"compile": seconds, **phase.phases}
-    for line in lines[1:]:  # the "Compiling" line is the caller's, before the load's own lines
-        say(line)
+    say(line)
     return loaded
 
 
-def compile_programs(programs: Path, rules_dir: Path, say: Say) -> None:
-    """Read and compile the programs file and write its rule tables into `rules_dir` (replaced)."""
-    say(f"Compiling {programs}")
+def compile_programs(programs: Path, rules_dir: Path) -> str:
+    """Read and compile the programs file and write its rule tables into `rules_dir` (replaced);
+    returns a summary line."""
     try:
         text = programs.read_text()
     except OSError as exc:
@@ -218,7 +216,7 @@ def compile_programs(programs: Path, rules_dir: Path, say: Say) -> None:
     if rules_dir.exists():
         shutil.rmtree(rules_dir)
     write_rules(rules, rules_dir)
-    say(f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows")
+    return f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows"
 
 
 RUNS_DDL = """
