@@ -98,17 +98,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc.render()}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("error: interrupted; the previous results are unchanged", file=sys.stderr)
-        return 130
+        return _interrupted()
     except Exception as exc:  # a bug, not bad input: still no traceback unless asked for
         if _is_interrupted_query(exc):
-            print("error: interrupted; the previous results are unchanged", file=sys.stderr)
-            return 130
+            return _interrupted()
         if os.environ.get("INCENTIVES_DEBUG"):
             raise
         print(f"error: internal error ({type(exc).__name__}: {exc}); the previous results are unchanged. "
               "Set INCENTIVES_DEBUG=1 to see the traceback and please report it.", file=sys.stderr)
         return 2
+
+
+def _interrupted() -> int:
+    print("error: interrupted; the previous results are unchanged", file=sys.stderr)
+    return 130
 
 
 def _is_interrupted_query(exc: Exception) -> bool:

@@ -35,8 +35,7 @@ import duckdb
 
 from .errors import RunError
 from .runner import (PROJECT_DIR, RESULT_TABLES, RUN_CONTEXT, RUN_CONTEXT_VARS, PhaseTimer, RunInputs, Say, Summary,
-                     _say, compile_alongside, load_inputs, run_context_sql, run_dbt, summarize_with)
-from .validate_data import Source, validate_inputs
+                     _say, compile_alongside, load_and_validate, run_context_sql, run_dbt, summarize_with)
 
 TARGETS = ("duckdb", "postgres", "spark")
 PROFILE_NAME = "incentives"
@@ -389,13 +388,6 @@ def compile_to_target(programs: Path, out: Path, target: str, rules_schema: str 
 # --------------------------------------------------------------------------- run
 
 
-def _load_and_validate(scratch: duckdb.DuckDBPyConnection, data_dir: Path) -> tuple[dict[str, int], dict[str, Source]]:
-    """Load the input files into the scratch DuckDB and validate them: the row counts and sources."""
-    counts, sources = load_inputs(scratch, data_dir)
-    validate_inputs(scratch, sources)
-    return counts, sources
-
-
 def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, threads: int = 1,
                unit_tests: bool = False) -> Summary:
     """`incentives run --target postgres|spark`: compile, validate, load, build, swap in."""
@@ -414,7 +406,7 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
         say(f"Compiling {programs}")
         say(f"Loading {data_dir} (validated in DuckDB)")
         counts, sources = compile_alongside(programs, rules_dir, say, phase, "validate",
-                                            lambda: _load_and_validate(scratch, data_dir))
+                                            lambda: load_and_validate(scratch, data_dir))
         rule_names = load_rule_csvs(scratch, rules_dir)
         phase("read rules")
         say(f"  {', '.join(f'{name} {n:,}' for name, n in counts.items())}")

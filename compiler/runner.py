@@ -200,7 +200,7 @@ def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: PhaseTim
         phase(load_phase)
         line, seconds = compiled.result()
     phase("wait")
-    phase.phases = {"compile": seconds, **phase.phases}
+    phase.alongside("compile", seconds)
     say(line)
     return loaded
 
@@ -265,6 +265,10 @@ class PhaseTimer:
         now = time.perf_counter()
         self.phases[name] = now - self.mark
         self.mark = now
+
+    def alongside(self, name: str, seconds: float) -> None:
+        """A phase that ran in parallel with the others (outside their sequence), listed first."""
+        self.phases = {name: seconds, **self.phases}
 
     def done(self) -> dict[str, float]:
         """The phases and the total."""
@@ -394,14 +398,21 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")
 
 
+def load_and_validate(con: Any, data_dir: Path) -> tuple[dict[str, int], dict[str, Source]]:
+    """load_inputs, then validate_inputs (which raises DataError listing every problem): the row
+    counts and where each table came from."""
+    counts, sources = load_inputs(con, data_dir)
+    validate_inputs(con, sources)
+    return counts, sources
+
+
 def _load_building(building: Path, programs: Path, data_dir: Path,
                    started_at: dt.datetime) -> tuple[dict[str, int], RunInputs, str]:
     """Load and validate the input files into the new database file and give it the run's id:
     the row counts, the inputs' hashes and the run id."""
     con = duckdb.connect(str(building))
     try:
-        counts, sources = load_inputs(con, data_dir)
-        validate_inputs(con, sources)
+        counts, sources = load_and_validate(con, data_dir)
         inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
         run_id = inputs.run_id(started_at)
         con.execute(run_context_sql(run_id))

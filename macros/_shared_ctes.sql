@@ -61,19 +61,21 @@
 {%- endfor %}
 {%- endmacro %}
 
-{#- _reached_tiers(values, keys): per row of `values` (its `keys` columns, an offer_key and a
-    threshold_value), the threshold of the highest stepped tier of the offer whose threshold is
-    <= the value, as tier_threshold; no row when no tier is reached. Tiers are unique per offer
-    and threshold (the compiler rejects duplicates). Reads the CTE `tiers`. -#}
-{% macro _reached_tiers(values, keys) -%}
+{#- _tier_thresholds(values, keys, next=false): per row of `values` (its `keys` columns, an
+    offer_key and a threshold_value), the threshold of the highest stepped tier of the offer whose
+    threshold is <= the value (the tier reached), or with `next` of the lowest tier whose threshold
+    is > the value (the next tier), as tier_threshold; no row when there is no such tier. Tiers are
+    unique per offer and threshold (the compiler rejects duplicates), so the threshold names the
+    tier. Reads the CTE `tiers`. -#}
+{% macro _tier_thresholds(values, keys, next=false) -%}
     select
         {%- for key in keys %}
         {{ values }}.{{ key }},
         {%- endfor %}
-        max(tiers.threshold) as tier_threshold
+        {{ 'min' if next else 'max' }}(tiers.threshold) as tier_threshold
     from {{ values }}
     inner join tiers
         on tiers.offer_key = {{ values }}.offer_key
-        and tiers.threshold <= {{ values }}.threshold_value
+        and tiers.threshold {{ '>' if next else '<=' }} {{ values }}.threshold_value
     group by {% for key in keys %}{{ values }}.{{ key }}{{ ', ' if not loop.last }}{% endfor %}
 {%- endmacro %}

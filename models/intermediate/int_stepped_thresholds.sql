@@ -56,19 +56,11 @@ thresholds as (
 ),
 
 reached as (
-    {{ incentives._reached_tiers('thresholds', ['entity_id', 'offer_key']) }}
+    {{ incentives._tier_thresholds('thresholds', ['entity_id', 'offer_key']) }}
 ),
 
 upcoming as (
-    select
-        thresholds.entity_id,
-        thresholds.offer_key,
-        tiers.tier_key,
-        tiers.threshold,
-        tiers.rate,
-        row_number() over (partition by thresholds.entity_id, thresholds.offer_key order by tiers.threshold) as tier_order
-    from thresholds
-    inner join tiers on tiers.offer_key = thresholds.offer_key and tiers.threshold > thresholds.threshold_value
+    {{ incentives._tier_thresholds('thresholds', ['entity_id', 'offer_key'], next=true) }}
 ),
 
 final as (
@@ -78,17 +70,19 @@ final as (
         thresholds.offer_key,
         {{ incentives.cast_measure('thresholds.threshold_value') }} as threshold_value,
         current_tier.tier_key as current_tier_key,
-        upcoming.tier_key as next_tier_key,
-        upcoming.threshold as next_tier_threshold,
-        upcoming.rate as next_tier_rate,
-        {{ incentives.cast_measure('upcoming.threshold - thresholds.threshold_value') }} as gap_to_next_tier
+        next_tier.tier_key as next_tier_key,
+        next_tier.threshold as next_tier_threshold,
+        next_tier.rate as next_tier_rate,
+        {{ incentives.cast_measure('next_tier.threshold - thresholds.threshold_value') }} as gap_to_next_tier
     from thresholds
     left join reached
         on reached.entity_id = thresholds.entity_id and reached.offer_key = thresholds.offer_key
     left join tiers as current_tier
         on current_tier.offer_key = reached.offer_key and current_tier.threshold = reached.tier_threshold
     left join upcoming
-        on upcoming.entity_id = thresholds.entity_id and upcoming.offer_key = thresholds.offer_key and upcoming.tier_order = 1
+        on upcoming.entity_id = thresholds.entity_id and upcoming.offer_key = thresholds.offer_key
+    left join tiers as next_tier
+        on next_tier.offer_key = upcoming.offer_key and next_tier.threshold = upcoming.tier_threshold
 )
 
 select * from final
