@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import os
 import shutil
 import sys
@@ -364,8 +365,29 @@ def run_dbt(args: list[str], database: Path | None, say: Say, threads: int = 1) 
         _run_dbt(args, database, say, threads)
 
 
+class _QuietInterruption(logging.Filter):
+    """Keeps dbt's console from reporting a Ctrl-C as a crash: an empty "Encountered an error:"
+    and the stack trace of the KeyboardInterrupt (logs/dbt.log still has both). The lines of the
+    cancelled nodes stay, and the command then says it was interrupted."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage().rstrip()
+        crash = text.endswith("KeyboardInterrupt") and "Traceback (most recent call last)" in text
+        return not (crash or text.endswith("Encountered an error:"))
+
+
+def _quiet_interruptions() -> None:
+    """Installs _QuietInterruption on the logger behind dbt's console output (its filters, unlike
+    its handlers, outlive the logger's setup on every invocation)."""
+    console = logging.getLogger("stdout_log")
+    if not any(isinstance(f, _QuietInterruption) for f in console.filters):
+        console.addFilter(_QuietInterruption())
+
+
 def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> None:
     from dbt.cli.main import dbtRunner
+
+    _quiet_interruptions()
 
     if database is not None:
         os.environ["INCENTIVES_DUCKDB_PATH"] = str(database)
