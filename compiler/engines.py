@@ -22,14 +22,18 @@ environment variables included, so this module and dbt always talk to the same d
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import logging
 import os
 import re
 import shutil
+import signal
 import tempfile
+import threading
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import duckdb
 
@@ -126,6 +130,29 @@ class Warehouse:
         pass
 
 
+@contextlib.contextmanager
+def _noting_interrupts() -> Iterator[list[bool]]:
+    """While in the block, Ctrl-C still raises KeyboardInterrupt and is also noted in the list
+    yielded, for calls that turn the KeyboardInterrupt into an error of their own (psycopg2 reports
+    one raised while it reads a COPY's file as QueryCanceled "COPY from stdin failed")."""
+    noted: list[bool] = []
+    # only in place of Python's own handler, which signal handlers can replace in the main thread only
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield noted
+        return
+
+    def note(signum: int, frame: Any) -> None:
+        noted.append(True)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _text_columns(scratch: duckdb.DuckDBPyConnection, relation: str) -> list[str]:
     return [r[0] for r in scratch.execute(f"describe select * from {relation}").fetchall()]
 
@@ -196,7 +223,13 @@ class Postgres(Warehouse):
             scratch.execute(f"copy ({_export_select(columns, relation)}) to '{path}' "
                             "(format csv, header false, force_quote *)")
             with open(path) as fh, self.con.cursor() as cur:
-                cur.copy_expert(f'copy "{schema}"."{name}" from stdin with (format csv)', fh)
+                with _noting_interrupts() as interrupted:
+                    try:
+                        cur.copy_expert(f'copy "{schema}"."{name}" from stdin with (format csv)', fh)
+                    except self._psycopg2.errors.QueryCanceled:
+                        if interrupted:
+                            raise KeyboardInterrupt from None
+                        raise
 
     def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
         types = {"string": "text", "timestamp": "timestamp", "integer": "integer"}
@@ -274,11 +307,24 @@ def spark_session(settings: dict[str, Any]) -> Any:
     return session
 
 
+class _Py4jRootRecords(logging.Filter):
+    """Drops what py4j logs through the root logger (its own loggers, named py4j.*, are kept)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return f"{os.sep}py4j{os.sep}" not in record.pathname
+
+
 class Spark(Warehouse):
     target = "spark"
 
     def __init__(self, settings: dict[str, Any]) -> None:
         self.session = spark_session(settings)
+        # py4j reports a Ctrl-C during a call to the JVM (and pyspark's failed attempt to cancel
+        # the jobs from inside that call) with tracebacks through the root logger; the command
+        # says it was interrupted
+        root = logging.getLogger()
+        if not any(isinstance(f, _Py4jRootRecords) for f in root.filters):
+            root.addFilter(_Py4jRootRecords())
 
     def execute(self, sql: str) -> None:
         self.session.sql(sql).collect()

@@ -366,14 +366,16 @@ def run_dbt(args: list[str], database: Path | None, say: Say, threads: int = 1) 
 
 
 class _QuietInterruption(logging.Filter):
-    """Keeps dbt's console from reporting a Ctrl-C as a crash: an empty "Encountered an error:"
-    and the stack trace of the KeyboardInterrupt (logs/dbt.log still has both). The lines of the
-    cancelled nodes stay, and the command then says it was interrupted."""
+    """Keeps dbt's console from reporting a Ctrl-C as a crash: an empty "Encountered an error:",
+    the stack trace of the KeyboardInterrupt and, on Spark, the Java stack trace of every job the
+    interruption cancelled (logs/dbt.log still has them all). The lines of the cancelled nodes
+    stay, and the command then says it was interrupted."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         text = record.getMessage().rstrip()
         crash = text.endswith("KeyboardInterrupt") and "Traceback (most recent call last)" in text
-        return not (crash or text.endswith("Encountered an error:"))
+        cancelled_job = "[SPARK_JOB_CANCELLED]" in text
+        return not (crash or cancelled_job or text.endswith("Encountered an error:"))
 
 
 def _quiet_interruptions() -> None:

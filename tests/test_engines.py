@@ -9,7 +9,9 @@ The engines come from INCENTIVES_ENGINES (tests/harness.py): an engine listed th
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -110,6 +112,46 @@ def test_failed_build_keeps_previous_results(engine: str, duckdb_example: tuple,
     warehouse = engines.connect(engine)
     try:
         schema = engines.target_settings(engine)["schema"]
+        assert not any(warehouse.schema_exists(f"{schema}__building{x}") for x in engines.SCHEMA_SUFFIXES)
+    finally:
+        warehouse.close()
+
+
+@pytest.mark.skipif("postgres" not in ENGINES, reason="postgres is not in INCENTIVES_ENGINES")
+def test_ctrl_c_while_copying_into_postgres_is_an_interruption(duckdb_example: tuple, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # psycopg2 turns a KeyboardInterrupt raised while it reads a COPY's file into QueryCanceled
+    before = engines.read_tables("postgres", ("offer_results",))["offer_results"]
+    assert before, "test_run_example_same_as_duckdb leaves results to keep"
+
+    class CtrlCWhileRead:
+        """The COPY's file; Ctrl-C arrives while psycopg2 reads it."""
+
+        def __init__(self, path: Any) -> None:
+            self._fh = open(path)
+
+        def __enter__(self) -> "CtrlCWhileRead":
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            self._fh.close()
+
+        def read(self, size: int = -1) -> str:
+            os.kill(os.getpid(), signal.SIGINT)
+            return self._fh.read(size)
+
+    monkeypatch.setattr(engines, "open", CtrlCWhileRead, raising=False)
+    code = main(["run", "--target", "postgres", "--programs", str(EXAMPLES / "programs.json"),
+                 "--data", str(EXAMPLES / "data")])
+    err = capsys.readouterr().err
+    assert code == 130, err
+    assert "error: interrupted; the previous results are unchanged" in err
+    monkeypatch.undo()
+    after = engines.read_tables("postgres", ("offer_results",))["offer_results"]
+    assert normalized(after) == normalized(before)
+    warehouse = engines.connect("postgres")
+    try:
+        schema = engines.target_settings("postgres")["schema"]
         assert not any(warehouse.schema_exists(f"{schema}__building{x}") for x in engines.SCHEMA_SUFFIXES)
     finally:
         warehouse.close()
