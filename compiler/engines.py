@@ -136,21 +136,22 @@ def _noting_interrupts() -> Iterator[list[bool]]:
     yielded, for calls that turn the KeyboardInterrupt into an error of their own (psycopg2 reports
     one raised while it reads a COPY's file as QueryCanceled "COPY from stdin failed")."""
     noted: list[bool] = []
-    # only in place of Python's own handler, which signal handlers can replace in the main thread only
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+    previous = signal.getsignal(signal.SIGINT)
+    # around a Python handler (Python's own, or pyspark's once a SparkContext exists), which only the
+    # main thread can replace
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
         yield noted
         return
 
     def note(signum: int, frame: Any) -> None:
         noted.append(True)
-        raise KeyboardInterrupt
+        previous(signum, frame)
 
     signal.signal(signal.SIGINT, note)
     try:
         yield noted
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, previous)
 
 
 def _text_columns(scratch: duckdb.DuckDBPyConnection, relation: str) -> list[str]:
