@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
+from typing import Any, Iterator
 
 from . import __version__
 from .errors import IncentivesError
@@ -90,23 +94,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: exit 0 on success, 1 with a readable message on any failure."""
+    """Entry point: exit 0 on success, 1 with a readable message on any failure, 130 on Ctrl-C."""
     args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except IncentivesError as exc:
-        print(f"error: {exc.render()}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return _interrupted()
-    except Exception as exc:  # a bug, not bad input: still no traceback unless asked for
-        if _is_interrupted_query(exc):
+    with _noting_interrupts() as interrupted:
+        try:
+            return args.func(args)
+        except KeyboardInterrupt:
             return _interrupted()
-        if os.environ.get("INCENTIVES_DEBUG"):
-            raise
-        print(f"error: internal error ({type(exc).__name__}: {exc}); the previous results are unchanged. "
-              "Set INCENTIVES_DEBUG=1 to see the traceback and please report it.", file=sys.stderr)
-        return 2
+        except IncentivesError as exc:
+            if interrupted:
+                return _interrupted()
+            print(f"error: {exc.render()}", file=sys.stderr)
+            return 1
+        except Exception as exc:  # a bug, not bad input: still no traceback unless asked for
+            if interrupted:
+                return _interrupted()
+            if os.environ.get("INCENTIVES_DEBUG"):
+                raise
+            print(f"error: internal error ({type(exc).__name__}: {exc}); the previous results are unchanged. "
+                  "Set INCENTIVES_DEBUG=1 to see the traceback and please report it.", file=sys.stderr)
+            return 2
 
 
 def _interrupted() -> int:
@@ -114,14 +121,30 @@ def _interrupted() -> int:
     return 130
 
 
-def _is_interrupted_query(exc: Exception) -> bool:
-    """Whether `exc` is DuckDB's answer to Ctrl-C during a query: its Python client turns the
-    signal into an error of the query (a RuntimeError "Query interrupted" in DuckDB 2.0) instead of
-    a KeyboardInterrupt."""
-    import duckdb
+@contextlib.contextmanager
+def _noting_interrupts() -> Iterator[list[bool]]:
+    """While in the block, Ctrl-C does what it did and is also noted in the list yielded.
 
-    return isinstance(exc, duckdb.InterruptException) or (
-        isinstance(exc, RuntimeError) and str(exc) == "Query interrupted")
+    Some libraries turn the KeyboardInterrupt raised by Python's handler into an error of their
+    own: DuckDB's Python client into a failed query (RuntimeError "Query interrupted"), psycopg2,
+    while it reads a COPY's file, into QueryCanceled. An error after a noted Ctrl-C is the
+    interruption. Wraps whatever Python handler is installed (pyspark installs its own once a
+    SparkContext exists); only the main thread can."""
+    noted: list[bool] = []
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield noted
+        return
+
+    def note(signum: int, frame: Any) -> None:
+        noted.append(True)
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def entry_point() -> int:

@@ -22,24 +22,22 @@ environment variables included, so this module and dbt always talk to the same d
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import logging
 import os
 import re
 import shutil
-import signal
 import tempfile
-import threading
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 import duckdb
 
 from .errors import RunError
 from .runner import (PROJECT_DIR, RESULT_TABLES, RUN_CONTEXT, RUN_CONTEXT_VARS, PhaseTimer, RunInputs, Say, Summary,
-                     _say, compile_alongside, load_and_validate, run_context_sql, run_dbt, summarize_with)
+                     _say, add_filter_once, compile_alongside, load_and_validate, run_context_sql, run_dbt,
+                     summarize_with)
 
 TARGETS = ("duckdb", "postgres", "spark")
 PROFILE_NAME = "incentives"
@@ -130,30 +128,6 @@ class Warehouse:
         pass
 
 
-@contextlib.contextmanager
-def _noting_interrupts() -> Iterator[list[bool]]:
-    """While in the block, Ctrl-C still raises KeyboardInterrupt and is also noted in the list
-    yielded, for calls that turn the KeyboardInterrupt into an error of their own (psycopg2 reports
-    one raised while it reads a COPY's file as QueryCanceled "COPY from stdin failed")."""
-    noted: list[bool] = []
-    previous = signal.getsignal(signal.SIGINT)
-    # around a Python handler (Python's own, or pyspark's once a SparkContext exists), which only the
-    # main thread can replace
-    if threading.current_thread() is not threading.main_thread() or not callable(previous):
-        yield noted
-        return
-
-    def note(signum: int, frame: Any) -> None:
-        noted.append(True)
-        previous(signum, frame)
-
-    signal.signal(signal.SIGINT, note)
-    try:
-        yield noted
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def _text_columns(scratch: duckdb.DuckDBPyConnection, relation: str) -> list[str]:
     return [r[0] for r in scratch.execute(f"describe select * from {relation}").fetchall()]
 
@@ -224,13 +198,7 @@ class Postgres(Warehouse):
             scratch.execute(f"copy ({_export_select(columns, relation)}) to '{path}' "
                             "(format csv, header false, force_quote *)")
             with open(path) as fh, self.con.cursor() as cur:
-                with _noting_interrupts() as interrupted:
-                    try:
-                        cur.copy_expert(f'copy "{schema}"."{name}" from stdin with (format csv)', fh)
-                    except self._psycopg2.errors.QueryCanceled:
-                        if interrupted:
-                            raise KeyboardInterrupt from None
-                        raise
+                cur.copy_expert(f'copy "{schema}"."{name}" from stdin with (format csv)', fh)
 
     def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
         types = {"string": "text", "timestamp": "timestamp", "integer": "integer"}
@@ -323,9 +291,7 @@ class Spark(Warehouse):
         # py4j reports a Ctrl-C during a call to the JVM (and pyspark's failed attempt to cancel
         # the jobs from inside that call) with tracebacks through the root logger; the command
         # says it was interrupted
-        root = logging.getLogger()
-        if not any(isinstance(f, _Py4jRootRecords) for f in root.filters):
-            root.addFilter(_Py4jRootRecords())
+        add_filter_once("", _Py4jRootRecords)
 
     def execute(self, sql: str) -> None:
         self.session.sql(sql).collect()

@@ -378,18 +378,18 @@ class _QuietInterruption(logging.Filter):
         return not (crash or cancelled_job or text.endswith("Encountered an error:"))
 
 
-def _quiet_interruptions() -> None:
-    """Installs _QuietInterruption on the logger behind dbt's console output (its filters, unlike
-    its handlers, outlive the logger's setup on every invocation)."""
-    console = logging.getLogger("stdout_log")
-    if not any(isinstance(f, _QuietInterruption) for f in console.filters):
-        console.addFilter(_QuietInterruption())
+def add_filter_once(logger_name: str, kind: type[logging.Filter]) -> None:
+    """Adds a `kind` filter to the logger (`""`: the root logger) unless it has one already. A
+    logger's filters, unlike its handlers, outlive the logging setup a library repeats."""
+    logger = logging.getLogger(logger_name)
+    if not any(isinstance(f, kind) for f in logger.filters):
+        logger.addFilter(kind())
 
 
 def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> None:
     from dbt.cli.main import dbtRunner
 
-    _quiet_interruptions()
+    add_filter_once("stdout_log", _QuietInterruption)  # dbt's console (set up again on every invocation)
 
     if database is not None:
         os.environ["INCENTIVES_DUCKDB_PATH"] = str(database)
