@@ -29,64 +29,108 @@ cast(round({{ expr }}, {{ scale }}) as decimal(38,{{ scale }}))
  else {{ incentives.default__round_product(a, b, scale, shift) }} end)
 {%- endmacro %}
 
-{#- divide(numerator, denominator, scale): numerator / denominator as decimal(38, scale), rounded
-    half away from zero; null when the denominator is 0. Operands are first rounded to 12 places. -#}
-{% macro divide(numerator, denominator, scale) %}{{ return(adapter.dispatch('divide', 'incentives')(numerator, denominator, scale)) }}{% endmacro %}
+{#- Division: one exact quotient, last in its chain ("divide last", docs/semantics.md).
 
-{% macro default__divide(numerator, denominator, scale) -%}
-(case when cast({{ denominator }} as decimal(38,12)) = 0 then null
- else cast(round(cast({{ numerator }} as decimal(38,12)) / cast({{ denominator }} as decimal(38,12)), {{ scale }}) as decimal(38,{{ scale }})) end)
-{%- endmacro %}
+    quotient(terms, multiplier, denominator, scale): (sum of x * y over terms) * multiplier /
+    denominator, rounded half away from zero to `scale` places, as decimal(38, scale); null when
+    the denominator is 0. `terms` is a list of [x, y] pairs ([x, '1'] for one factor). Every operand
+    is a decimal of at most 10 places, so the numerator is exact: nothing is rounded before the
+    division. Exact for |numerator| < 10^18, |multiplier| and |denominator| < 10^9 and a quotient
+    below 10^18; outside these DuckDB and Spark fail the build (overflow), never return a wrong
+    digit. PostgreSQL's numeric has no such bound.
 
-{#- DuckDB divides decimals in DOUBLE, and 128-bit integer division is slow. So: take the double
-    quotient y = n / d x 10^scale when it is provably right - far from a rounding tie
-    (|frac(y) - 0.5| > 0.001) and small enough that the double's error (< |y| x 4e-16) stays
-    below 1e-4 units - else divide exactly on 128-bit integers (ties, huge quotients). -#}
-{% macro duckdb__divide(numerator, denominator, scale) -%}
-{%- set n = "cast(cast(" ~ numerator ~ " as decimal(38,12)) * 1000000000000 as hugeint)" -%}
-{%- set d = "cast(cast(" ~ denominator ~ " as decimal(38,12)) * 1000000000000 as hugeint)" -%}
-{%- set unit = "0." ~ ("0" * (scale - 1)) ~ "1" if scale > 0 else "1" -%}
-{%- set y = "(cast(" ~ numerator ~ " as double) / cast(" ~ denominator ~ " as double) * 1e" ~ scale ~ ")" -%}
-(case when cast({{ denominator }} as decimal(38,12)) = 0 then null
- when abs({{ y }}) < 250000000000 and abs({{ y }} - floor({{ y }}) - 0.5) > 0.001
- then cast(round({{ y }}) as decimal(38,0)) * {{ unit }}
- else cast(
-   sign({{ n }}) * sign({{ d }})
-   * ((abs({{ n }}) * cast('1{{ "0" * scale }}' as hugeint) * 2 + abs({{ d }})) // (2 * abs({{ d }})))
-   as decimal(38,0)) * {{ unit }} end)
-{%- endmacro %}
+    multiply_divide(a, b, c, d, scale) = round(a x b x c / d); divide(n, d, scale) = round(n / d). -#}
+{% macro quotient(terms, multiplier, denominator, scale) %}{{ return(adapter.dispatch('quotient', 'incentives')(terms, multiplier, denominator, scale)) }}{% endmacro %}
 
-{#- PostgreSQL's numeric division keeps only about 16 significant digits, so divide exactly with
-    div() (integer quotient of arbitrary-precision numerics) instead; the power of ten is applied by
-    a multiplication, which is exact. The cast outside the CASE gives the column its declared type. -#}
-{% macro postgres__divide(numerator, denominator, scale) -%}
-{%- set n = "cast(" ~ numerator ~ " as decimal(38,12))" -%}
-{%- set d = "cast(" ~ denominator ~ " as decimal(38,12))" -%}
-{%- set unit = "0." ~ ("0" * (scale - 1)) ~ "1" if scale > 0 else "1" -%}
+{% macro multiply_divide(a, b, c, d, scale) %}{{ return(incentives.quotient([[a, b]], c, d, scale)) }}{% endmacro %}
+
+{% macro divide(numerator, denominator, scale) %}{{ return(incentives.quotient([[numerator, '1']], '1', denominator, scale)) }}{% endmacro %}
+
+{#- _unit(scale): the literal 10^-scale. -#}
+{% macro _unit(scale) %}{{ return("0." ~ ("0" * (scale - 1)) ~ "1" if scale > 0 else "1") }}{% endmacro %}
+
+{#- Arbitrary-precision numerics (PostgreSQL): the numerator is an exact product and div() is an
+    exact integer quotient, so q = sign x floor((2|n| x 10^scale + |d|) / 2|d|) x 10^-scale. -#}
+{% macro default__quotient(terms, multiplier, denominator, scale) -%}
+{%- set parts = [] -%}
+{%- for x, y in terms -%}{%- do parts.append("cast(" ~ x ~ " as numeric) * cast(" ~ y ~ " as numeric)") -%}{%- endfor -%}
+{%- set n = "((" ~ parts | join(" + ") ~ ") * cast(" ~ multiplier ~ " as numeric))" -%}
+{%- set d = "cast(" ~ denominator ~ " as numeric)" -%}
 cast(case when {{ d }} = 0 then null
  else sign({{ n }}) * sign({{ d }})
-   * div(abs({{ n }}) * 1{{ "0" * scale }} * 2 + abs({{ d }}), 2 * abs({{ d }}))
-   * {{ unit }} end as decimal(38,{{ scale }}))
+   * div(abs({{ n }}) * 2{{ "0" * scale }} + abs({{ d }}), 2 * abs({{ d }}))
+   * {{ incentives._unit(scale) }} end as decimal(38,{{ scale }}))
 {%- endmacro %}
 
-{#- Spark rounds a decimal quotient to at most 38 digits (scale 18 for these operands), so
-    round(n / d, scale) could round twice. Instead, with a = |n| x 10^scale and b = |d|: the
-    remainder r = a % b is exact, (a - r) / b is an exact integer, and it is rounded up when
-    2r >= b. Every intermediate fits DECIMAL(38, x) for |n| < 10^(26 - scale) and quotients
-    below 10^(20 - scale); beyond that Spark (ANSI mode) fails the build, it never returns a wrong
-    or null result. -#}
-{% macro spark__divide(numerator, denominator, scale) -%}
-{%- set n = "cast(" ~ numerator ~ " as decimal(38,12))" -%}
-{%- set d = "cast(" ~ denominator ~ " as decimal(38,12))" -%}
-{%- set a = "(abs(" ~ n ~ ") * cast(1" ~ ("0" * scale) ~ " as decimal(" ~ (scale + 1) ~ ",0)))" -%}
-{%- set b = "abs(" ~ d ~ ")" -%}
-{%- set r = "(" ~ a ~ " % " ~ b ~ ")" -%}
-{%- set unit = "0." ~ ("0" * (scale - 1)) ~ "1" if scale > 0 else "1" -%}
-{%- set q = "(cast((" ~ a ~ " - " ~ r ~ ") / " ~ b ~ " as decimal(38,0)) + case when " ~ r ~ " * 2 >= " ~ b ~ " then 1 else 0 end)" -%}
-(case when {{ d }} = 0 then null
- else cast(
-   (case when ({{ n }} < 0) <> ({{ d }} < 0) then -{{ q }} else {{ q }} end) * {{ unit }}
-   as decimal(38,{{ scale }})) end)
+{#- 128-bit integer arithmetic (DuckDB HUGEINT, Spark DECIMAL(38,0)). With P = |numerator| x 10^20,
+    o = |multiplier| x 10^10 and s = |denominator| x 10^10 (integers below 10^38, 10^19, 10^19):
+    T = floor(P x o / s) is found in two limbs of P (B = 10^19) so that no product exceeds 10^38:
+      P = p1 B + p0;  p1 o = qa s + ra;  ra B = qb s + rb;  p0 o = qc s + rc
+      T = qa B + qb + qc + floor((rb + rc) / s)
+    The quotient is T / 10^(20 - scale) plus less than one unit of T, so it rounds up exactly when
+    T mod 10^(20 - scale) >= 10^(20 - scale) / 2 (a tie rounds away from zero). `int` is the
+    engine's integer type, `idiv(a, b)` its exact integer division. -#}
+{% macro _quotient_in_limbs(terms, multiplier, denominator, scale, int, idiv) -%}
+{%- set ten10 = "cast(10000000000 as " ~ int ~ ")" -%}
+{%- set parts = [] -%}
+{%- for x, y in terms -%}
+  {%- do parts.append(incentives._scaled_integer(x, int) ~ " * " ~ incentives._scaled_integer(y, int)) -%}
+{%- endfor -%}
+{%- set signed_p = "(" ~ parts | join(" + ") ~ ")" -%}
+{%- set signed_o = incentives._scaled_integer(multiplier, int) -%}
+{%- set signed_s = incentives._scaled_integer(denominator, int) -%}
+{%- set p = "abs" ~ signed_p -%}
+{%- set o = "abs(" ~ signed_o ~ ")" -%}
+{%- set s = "abs(" ~ signed_s ~ ")" -%}
+{%- set b = "cast(10000000000000000000 as " ~ int ~ ")" -%}
+{%- set p1 = idiv(p, b) -%}
+{%- set p0 = "(" ~ p ~ " % " ~ b ~ ")" -%}
+{%- set a = "(" ~ p1 ~ " * " ~ o ~ ")" -%}
+{%- set ra = "(" ~ a ~ " % " ~ s ~ ")" -%}
+{%- set c = "(" ~ p0 ~ " * " ~ o ~ ")" -%}
+{%- set t = "(" ~ idiv(a, s) ~ " * " ~ b ~ " + " ~ idiv("(" ~ ra ~ " * " ~ b ~ ")", s) ~ " + " ~ idiv(c, s)
+    ~ " + " ~ idiv("((" ~ ra ~ " * " ~ b ~ ") % " ~ s ~ " + " ~ c ~ " % " ~ s ~ ")", s) ~ ")" -%}
+{%- set u = "cast(1" ~ ("0" * (20 - scale)) ~ " as " ~ int ~ ")" -%}
+{%- set rounded = "(" ~ idiv(t, u) ~ " + case when (" ~ t ~ " % " ~ u ~ ") * 2 >= " ~ u ~ " then 1 else 0 end)" -%}
+(case when {{ signed_s }} = 0 then null
+ else cast(cast(sign({{ signed_p }}) * sign({{ signed_o }}) * sign({{ signed_s }}) as {{ int }}) * {{ rounded }} as decimal(38,0))
+   * {{ incentives._unit(scale) }} end)
+{%- endmacro %}
+
+{#- _scaled_integer(x, int): x x 10^10 as the integer type (x has at most 10 places, |x| < 10^18). -#}
+{% macro _scaled_integer(x, int) -%}
+{%- if x | string == '1' -%}cast(10000000000 as {{ int }})
+{%- else -%}cast(cast({{ x }} as decimal(38,10)) * 10000000000 as {{ int }}){%- endif -%}
+{%- endmacro %}
+
+{% macro _duckdb_idiv(a, b) %}{{ return("(" ~ a ~ " // " ~ b ~ ")") }}{% endmacro %}
+
+{#- DuckDB: 128-bit integer division is slow, so a row whose double quotient is provably right
+    takes it: y = n / d x 10^scale in double has a relative error below 2e-15 (at most three
+    operand conversions and three operations, each within 2^-53, twice for a decimal's
+    conversion), so for |y| < 10^11 it is off by less than 2e-4 units; when y is also more than
+    0.001 away from a rounding tie, round(y) is the exact result. Ties, near-ties and large
+    quotients take the exact limbs. A numerator of several terms (which may cancel) always does. -#}
+{% macro duckdb__quotient(terms, multiplier, denominator, scale) -%}
+{%- set exact = incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'hugeint', incentives._duckdb_idiv) -%}
+{%- if terms | length == 1 -%}
+{%- set factors = [] -%}
+{%- for f in [terms[0][0], terms[0][1], multiplier] -%}{%- if f | string != '1' -%}{%- do factors.append("cast(" ~ f ~ " as double)") -%}{%- endif -%}{%- endfor -%}
+{%- set y = "(" ~ (factors | join(" * ")) ~ " / cast(" ~ denominator ~ " as double)" ~ (" * 1e" ~ scale if scale != 0 else "") ~ ")" -%}
+(case when cast({{ denominator }} as decimal(38,10)) = 0 then null
+ when abs({{ y }}) < 100000000000 and abs({{ y }} - floor({{ y }}) - 0.5) > 0.001
+ then cast(cast(round({{ y }}) as decimal(38,0)) * {{ incentives._unit(scale) }} as decimal(38,{{ scale }}))
+ else cast({{ exact }} as decimal(38,{{ scale }})) end)
+{%- else -%}
+cast({{ exact }} as decimal(38,{{ scale }}))
+{%- endif -%}
+{%- endmacro %}
+
+{#- Spark: (a - a % b) / b is an exact integer quotient (its decimal type keeps 28 integer digits). -#}
+{% macro _spark_idiv(a, b) %}{{ return("cast((" ~ a ~ " - " ~ a ~ " % " ~ b ~ ") / " ~ b ~ " as decimal(38,0))") }}{% endmacro %}
+
+{% macro spark__quotient(terms, multiplier, denominator, scale) -%}
+cast({{ incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'decimal(38,0)', incentives._spark_idiv) }} as decimal(38,{{ scale }}))
 {%- endmacro %}
 
 {#- safe_to_decimal(text_expr): the text as a measure, or null when it is not a number. -#}

@@ -253,22 +253,39 @@ def test_dbt_unit_tests_pass(engine: str, tmp_path: Path) -> None:
 
 
 def test_divide_is_exact_on_every_engine(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The dispatched divide() rounds half away from zero exactly, where rounding the engine's own
-    quotient would round twice (e.g. 0.004999999999999999999... -> 0.00, not 0.01)."""
-    cases = [("1", "3", 2), ("2", "3", 2), ("-2", "3", 2), ("1", "-8", 2), ("-1", "8", 2),
-             ("0.0049999999999", "1", 2), ("0.005", "1", 2), ("1", "200.000000000001", 2),
-             # 0.005 - 2.5e-22: a quotient rounded to 18 places first (Spark's) would pay 0.01
-             ("100000", "20000000.000000000001", 2), ("-100000", "20000000.000000000001", 2),
-             ("99999999.99", "0.0001", 2), ("1", "7", 10), ("-22", "7", 10), ("5", "0", 2),
-             ("0.00000000005", "1", 10), ("123456789.123456789012", "0.000001", 0), ("-7.5", "3", 0)]
-    def operand(text: str) -> Fraction:  # operands are rounded to 12 places first (docs/semantics.md)
-        return Fraction(Decimal(text).quantize(Decimal("1e-12"), rounding=ROUND_HALF_UP))
+    """The dispatched quotient (divide, multiply_divide) rounds half away from zero exactly from an
+    exact numerator, where rounding the engine's own quotient, or an operand, would round twice
+    (0.004999999999999999999... -> 0.00, not 0.01; 321.875 -> 321.88, not 321.87). Each case is
+    a x b x c / d with operands of at most 10 places (docs/semantics.md, "divide last")."""
+    cases = [("1", "1", "1", "3", 2), ("2", "1", "1", "3", 2), ("-2", "1", "1", "3", 2), ("1", "1", "1", "-8", 2),
+             ("-1", "1", "1", "8", 2), ("0.0049999999", "1", "1", "1", 2), ("0.005", "1", "1", "1", 2),
+             ("1", "1", "1", "200.0000000001", 2), ("100000", "1", "1", "20000000.0000000001", 2),
+             ("-100000", "1", "1", "20000000.0000000001", 2), ("99999999.99", "1", "1", "0.0001", 2),
+             ("1", "1", "1", "7", 10), ("-22", "1", "1", "7", 10), ("5", "1", "1", "0", 2),
+             ("0.00000000005", "1", "1", "1", 10), ("123456789.1234567890", "1", "1", "0.000001", 0),
+             ("-7.5", "1", "1", "3", 0),
+             # stacked: coverage x rate x overlap / set coverage, ties of the issue's examples
+             ("772.5", "1.25", "300", "900", 2), ("49.5", "1.25", "300", "900", 2), ("15.9", "1.25", "300", "900", 2),
+             ("3.18", "1.25", "300", "900", 2), ("-3.18", "1.25", "300", "900", 2),
+             # fixed_amount: total x value / share total, thirds, and 0.0049999999995 (a numerator rounded to 12 places would tie)
+             ("100", "7", "1", "21", 2), ("0.9999999999", "0.005", "1", "1", 2),
+             ("250.5", "10.0000000001", "1", "40.0000000004", 2),
+             # big operands: every limb of the 128-bit path in use
+             ("987654321.1234567891", "876543210.9876543219", "123456789.123", "987654321.987", 2),
+             ("-987654321.1234567891", "876543210.9876543219", "123456789.123", "-987654321.987", 10),
+             ("99999999999.9999999999", "999999.9999999999", "999999999.9999999999", "999999999.9999999999", 2),
+             ("0.0000000001", "0.0000000001", "0.0000000001", "999999999.9999999999", 10),
+             ("123456.789", "0.0000000003", "999999999.9999999999", "0.0000000007", 4)]
 
-    expected = [None if Decimal(d) == 0 else _round_half_away(operand(n) / operand(d), scale) for n, d, scale in cases]
+    def value(text: str) -> Fraction:
+        return Fraction(Decimal(text))
+
+    expected = [None if Decimal(d) == 0 else _round_half_away(value(a) * value(b) * value(c) / value(d), scale)
+                for a, b, c, d, scale in cases]
     monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", ":memory:")
     for engine in ENGINES:
         got = _divide_on(engine, cases)
-        assert got == expected, f"{engine}: {list(zip(cases, got, expected))}"
+        assert got == expected, f"{engine}: {[(c, g, e) for c, g, e in zip(cases, got, expected) if g != e]}"
 
 
 def _round_half_away(exact: Fraction, scale: int) -> Decimal:
@@ -277,14 +294,17 @@ def _round_half_away(exact: Fraction, scale: int) -> Decimal:
     return Decimal(rounded if exact >= 0 else -rounded).scaleb(-scale)
 
 
-def _divide_on(engine: str, cases: list[tuple[str, str, int]]) -> list[Decimal | None]:
-    """divide() of each case compiled by dbt for `engine` (`dbt compile --inline`) and run there."""
+def _divide_on(engine: str, cases: list[tuple[str, str, str, str, int]]) -> list[Decimal | None]:
+    """multiply_divide() of each case compiled by dbt for `engine` (`dbt compile --inline`) and run there."""
     from dbt.cli.main import dbtRunner
 
+    def operand(text: str) -> str:
+        return f'"cast(\'{text}\' as decimal(38,10))"'
+
     selects = " union all ".join(
-        f"select {i} as i, cast({{{{ incentives.divide(\"cast('{n}' as decimal(38,12))\", \"cast('{d}' as decimal(38,12))\", {s}) }}}}"
-        " as decimal(38,12)) as q"
-        for i, (n, d, s) in enumerate(cases))
+        f"select {i} as i, cast({{{{ incentives.multiply_divide({operand(a)}, {operand(b)}, {operand(c)}, {operand(d)}, {s}) }}}}"
+        " as decimal(38,10)) as q"
+        for i, (a, b, c, d, s) in enumerate(cases))
     args = ["compile", "--inline", selects, "--target", engine, "--project-dir", str(PROJECT_DIR),
             "--profiles-dir", str(PROJECT_DIR / "profiles"), "--quiet", "--vars", json.dumps({"rules_dir": "rules"})]
     result = dbtRunner().invoke(args)

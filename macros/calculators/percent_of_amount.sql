@@ -1,7 +1,7 @@
 {#- percent_of_amount: value x rate / 100.
     Returns SQL expressions {pay_rate, incentive, contribution} over an earning row's columns:
     rate, quantity (incentivized), value (incentivized), share_total (fixed_amount: the sum the
-    dollar total is shared over) and covered_units (stacked: coverage x contribution). -#}
+    dollar total is shared over), coverage, overlap and set_coverage (stacked). -#}
 {% macro calculator_percent_of_amount() %}{{ return(adapter.dispatch('calculator_percent_of_amount', 'incentives')()) }}{% endmacro %}
 
 {% macro default__calculator_percent_of_amount() %}

@@ -1,8 +1,9 @@
 {#- yoy_amount_index: numerator amount against denominator amount x value / 100; met when the denominator <= 0.
     Returns the SQL expressions {actual, target, met_when} over the columns of
-    int_qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. -#}
+    int_qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. The
+    target (x / 100) is exact at 20 places: it is reported rounded to 10, `met` compares exactly. -#}
 {% macro qualification_yoy_amount_index() %}{{ return(adapter.dispatch('qualification_yoy_amount_index', 'incentives')()) }}{% endmacro %}
 
 {% macro default__qualification_yoy_amount_index() %}
-{{ return({'actual': 'numerator_amount', 'target': incentives.round_half_away('denominator_amount * qualification_value * 0.01', 10), 'met_when': 'denominator_amount <= 0'}) }}
+{{ return({'actual': 'numerator_amount', 'target': incentives.round_half_away('denominator_amount * qualification_value * 0.01', 10), 'difference': incentives.round_half_away('numerator_amount - denominator_amount * qualification_value * 0.01', 10), 'compare_actual': 'numerator_amount * 100', 'compare_target': 'denominator_amount * qualification_value', 'met_when': 'denominator_amount <= 0'}) }}
 {% endmacro %}

@@ -4,7 +4,10 @@
 -- Stacked offers: set coverage = the participant's net coverage units (quantity / conversion
 -- rate, only where the uom is the conversion's `from`); a stack's overlap = the smallest set
 -- coverage (0 if any <= 0). Each paying transaction of a set in a stack with overlap earns
--- coverage x contribution x rate, contribution = overlap / set coverage.
+-- coverage x rate x overlap / set coverage. The rows carry coverage, overlap and set coverage, so
+-- every derived column is one exact quotient (divide last): incentivized quantity and amount are
+-- q x overlap / set coverage and value x overlap / set coverage, the contribution (overlap / set
+-- coverage) is only reported.
 with qualified as (
     select * from {{ ref('int_offer_status') }}
     where qualified and strategy_key = 'stacked'
@@ -38,7 +41,8 @@ contributions as (
     select
         set_transactions.*,
         stacks.stack_key,
-        {{ incentives.divide('stack_overlap.overlap', 'set_coverage.set_coverage', 10) }} as contribution
+        stack_overlap.overlap,
+        set_coverage.set_coverage
     from set_transactions
     inner join stacks
         on stacks.offer_key = set_transactions.offer_key
@@ -59,11 +63,12 @@ final as (
         entity_id, program_key, offer_key, offer_calculator, strategy_key, sku_key,
         stack_key as incentive_rate_key, measure as incentive_rate_measure, rate, transaction_id,
         quantity as provided_quantity, uom_key as provided_uom_key, amount as provided_amount,
-        {{ incentives.round_half_away('cast(quantity as decimal(38,10)) * contribution', 10) }} as quantity,
-        {{ incentives.round_half_away('value * contribution', 10) }} as value,
+        {{ incentives.multiply_divide('quantity', '1', 'overlap', 'set_coverage', 10) }} as quantity,
+        {{ incentives.multiply_divide('value', '1', 'overlap', 'set_coverage', 10) }} as value,
         cast(null as {{ incentives.type_measure() }}) as share_total,
-        {{ incentives.round_half_away('coverage * contribution', 10) }} as covered_units,
-        contribution
+        coverage,
+        overlap,
+        set_coverage
     from contributions
 )
 

@@ -121,8 +121,9 @@ final as (
         {{ incentives.cast_measure('quantity') }} as quantity,
         value,
         share_total,
-        cast(null as {{ incentives.type_measure() }}) as covered_units,
-        cast(null as {{ incentives.type_measure() }}) as contribution
+        cast(null as {{ incentives.type_measure() }}) as coverage,
+        cast(null as {{ incentives.type_measure() }}) as overlap,
+        cast(null as {{ incentives.type_measure() }}) as set_coverage
     from earning_rows
 )
 

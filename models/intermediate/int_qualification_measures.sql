@@ -89,6 +89,9 @@ evaluated as (
         is_boolean,
         {{ incentives.cast_measure(incentives.qualification('target')) }} as target,
         {{ incentives.cast_measure(incentives.qualification('actual')) }} as actual,
+        case when not is_boolean then {{ incentives.qualification('difference') }} end as difference,
+        {{ incentives.qualification('compare_actual') }} as compare_actual,
+        {{ incentives.qualification('compare_target') }} as compare_target,
         {{ incentives.qualification('met_when') }} as met_regardless
     from measured
 ),
@@ -105,11 +108,11 @@ final as (
         operator,
         target,
         actual,
-        {{ incentives.cast_measure('case when is_boolean then null else actual - target end') }} as difference,
+        {{ incentives.cast_measure('difference') }} as difference,
         case
             when met_regardless then true
             when actual is null or target is null then false
-            else coalesce({{ incentives.compare('operator', 'actual', 'target') }}, false)
+            else coalesce({{ incentives.compare('operator', 'compare_actual', 'compare_target') }}, false)
         end as met
     from evaluated
 )

@@ -14,11 +14,14 @@ Public API::
 ``tables`` maps "transactions", "products" and optionally "properties", "waivers",
 "prices", "enrollments" to lists of row dicts (a missing key is an empty table).
 
-Numbers follow docs/semantics.md: inputs (quantity, amount, price) are rounded half away
-from zero to 4 places; program numbers are exact decimals with at most 10 places; sums and
-products are exact; each quotient is rounded once to 10 places, money to cents.  All
-arithmetic runs in a decimal context of precision 60 with ROUND_HALF_UP (which, in
-Python's decimal module, is half away from zero).
+Numbers: inputs (quantity, amount, price) are rounded half away from zero to 4 places and
+property values to 10 (the input contract of docs/semantics.md); program numbers are exact
+decimals with at most 10 places. From there on every computation is exact rational arithmetic
+(``fractions.Fraction``): sums, products and quotients alike, with nothing rounded on the way.
+Only an output column is rounded, once, half away from zero: money to cents, every other number
+to 10 places. No rounding step of the SQL engine is copied here (the engine keeps a stacked
+transaction's coverage to 10 places; this evaluator does not), so the two can only agree when
+the engine is exact.
 
 Program errors (unknown type / operator / strategy / calculator, unknown period or
 qualifier key, ...) raise :class:`ProgramError` (a ``ValueError``).
@@ -30,6 +33,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 __all__ = ["evaluate", "ProgramError"]
@@ -37,11 +41,11 @@ __all__ = ["evaluate", "ProgramError"]
 Q2 = Decimal("0.01")
 Q4 = Decimal("0.0001")
 Q10 = Decimal("1E-10")
-ZERO = Decimal(0)
-ONE = Decimal(1)
-HUNDRED = Decimal(100)
+ZERO = Fraction(0)
+ONE = Fraction(1)
+HUNDRED = Fraction(100)
 
-OPERATORS: dict[str, Callable[[Decimal, Decimal], bool]] = {
+OPERATORS: dict[str, Callable[[Fraction, Fraction], bool]] = {
     "greater_than_or_equal_to": lambda a, t: a >= t,
     "greater_than": lambda a, t: a > t,
     "less_than_or_equal_to": lambda a, t: a <= t,
@@ -82,20 +86,34 @@ class ProgramError(ValueError):
 # --------------------------------------------------------------------------- helpers
 
 
-def _round(x: Decimal, q: Decimal) -> Decimal:
+def _round_input(x: Decimal, q: Decimal) -> Decimal:
+    """An input normalized to its column's type (4 or 10 places), half away from zero."""
     return x.quantize(q, rounding=ROUND_HALF_UP)
 
 
-def r2(x: Decimal) -> Decimal:
-    return _round(x, Q2)
+def rounded(x: Fraction, places: int) -> Decimal:
+    """An exact value rounded once, half away from zero, to `places` decimals (an output column)."""
+    units = abs(x) * 10 ** places
+    whole = units.numerator // units.denominator
+    if units - whole >= Fraction(1, 2):
+        whole += 1
+    return Decimal(-whole if x < 0 else whole).scaleb(-places)
 
 
-def r4(x: Decimal) -> Decimal:
-    return _round(x, Q4)
+def r2(x: Fraction) -> Decimal:
+    return rounded(x, 2)
 
 
-def r10(x: Decimal) -> Decimal:
-    return _round(x, Q10)
+def r4(x: Fraction) -> Decimal:
+    return rounded(x, 4)
+
+
+def r10(x: Fraction) -> Decimal:
+    return rounded(x, 10)
+
+
+def exact(x: Decimal) -> Fraction:
+    return Fraction(x)
 
 
 def _key(x: Any) -> Optional[str]:
@@ -106,7 +124,7 @@ def _key(x: Any) -> Optional[str]:
     return s if s != "" else None
 
 
-def _input_number(x: Any) -> Decimal:
+def _input_number(x: Any) -> Fraction:
     """quantity / amount / price: Decimal(str(x)) rounded to 4 places. None counts as 0."""
     if x is None or (isinstance(x, str) and x.strip() == ""):
         return ZERO
@@ -116,7 +134,7 @@ def _input_number(x: Any) -> Decimal:
         raise ValueError(f"not a number: {x!r}") from exc
     if not d.is_finite():
         raise ValueError(f"not a finite number: {x!r}")
-    return r4(d)
+    return exact(_round_input(d, Q4))
 
 
 def _date(x: Any) -> Optional[_dt.date]:
@@ -132,7 +150,7 @@ def _date(x: Any) -> Optional[_dt.date]:
     return _dt.date.fromisoformat(s[:10])
 
 
-def _program_number(x: Any, what: str) -> Decimal:
+def _program_number(x: Any, what: str) -> Fraction:
     """A number from the program JSON: exact decimal, at most 10 decimal places."""
     if x is None or isinstance(x, bool):
         raise ProgramError(f"{what}: expected a number, got {x!r}")
@@ -144,12 +162,12 @@ def _program_number(x: Any, what: str) -> Decimal:
         raise ProgramError(f"{what}: not a finite number: {x!r}")
     if d != d.quantize(Q10, rounding=ROUND_HALF_UP):
         raise ProgramError(f"{what}: more than 10 decimal places: {x!r}")
-    return d
+    return exact(d)
 
 
-def _fmt_number(d: Decimal) -> str:
+def _fmt_number(x: Fraction) -> str:
     """Number without trailing zeros, never in exponent notation (15.0 -> 15, 1.90 -> 1.9)."""
-    n = d.normalize()
+    n = r10(x).normalize()
     if n == 0:
         return "0"
     return format(n, "f")
@@ -158,7 +176,7 @@ def _fmt_number(d: Decimal) -> str:
 _NUMBER_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
-def parse_number(text: Optional[str]) -> Optional[Decimal]:
+def parse_number(text: Optional[str]) -> Optional[Fraction]:
     """A property value read as a number (rounded to 10 places); None when it does not parse."""
     if text is None:
         return None
@@ -166,12 +184,12 @@ def parse_number(text: Optional[str]) -> Optional[Decimal]:
     if not _NUMBER_RE.match(s):
         return None
     try:
-        return r10(Decimal(s))
+        return exact(_round_input(Decimal(s), Q10))
     except InvalidOperation:
         return None
 
 
-def parse_boolean(text: Optional[str]) -> Optional[Decimal]:
+def parse_boolean(text: Optional[str]) -> Optional[Fraction]:
     """A property value read as a boolean: 1 for true/1, 0 for false/0 (any case); else None."""
     if text is None:
         return None
@@ -193,10 +211,10 @@ class Txn:
     transaction_type: Optional[str]
     transaction_date: Optional[_dt.date]
     sku_key: Optional[str]
-    quantity: Decimal
+    quantity: Fraction
     uom_key: Optional[str]
-    amount: Decimal
-    value: Decimal
+    amount: Fraction
+    value: Fraction
 
 
 Period = tuple[Optional[_dt.date], Optional[_dt.date]]
@@ -216,7 +234,7 @@ class PriceBook:
     """Program price per SKU and date (latest start wins, then latest end, then lowest price)."""
 
     def __init__(self, rows: Iterable[Mapping[str, Any]]):
-        self._by_sku: dict[str, list[tuple[Optional[_dt.date], Optional[_dt.date], Decimal]]] = {}
+        self._by_sku: dict[str, list[tuple[Optional[_dt.date], Optional[_dt.date], Fraction]]] = {}
         for row in rows:
             sku = _key(row.get("sku_key"))
             if sku is None or row.get("price") is None:
@@ -225,11 +243,11 @@ class PriceBook:
                 (_date(row.get("start_date")), _date(row.get("end_date")), _input_number(row.get("price")))
             )
 
-    def price(self, sku: Optional[str], d: Optional[_dt.date]) -> Optional[Decimal]:
+    def price(self, sku: Optional[str], d: Optional[_dt.date]) -> Optional[Fraction]:
         if sku is None:
             return None
         best: Optional[tuple] = None
-        best_price: Optional[Decimal] = None
+        best_price: Optional[Fraction] = None
         for start, end, price in self._by_sku.get(sku, ()):
             if not _covers(start, end, d):
                 continue
@@ -274,10 +292,10 @@ class Properties:
         self,
         level: str,
         key: str,
-        parser: Callable[[Optional[str]], Optional[Decimal]],
+        parser: Callable[[Optional[str]], Optional[Fraction]],
         entity_id: Optional[str],
         transaction_id: Optional[str] = None,
-    ) -> Optional[Decimal]:
+    ) -> Optional[Fraction]:
         """The parsed property value, or None when missing (or not parseable)."""
         if level == "request":
             v = parser(self._rows.get(("request", entity_id or "", "", key)))
@@ -462,11 +480,11 @@ class Qualification:
     key: str
     type: str
     operator: str
-    value: Decimal  # target value (booleans: 1 / 0)
+    value: Fraction  # target value (booleans: 1 / 0)
     filters: list[Filter] = field(default_factory=list)
     numerator: list[Filter] = field(default_factory=list)
     denominator: list[Filter] = field(default_factory=list)
-    divisor: Decimal = ONE
+    divisor: Fraction = ONE
     brand_keys: frozenset[str] = frozenset()
     excluded_sku_keys: frozenset[str] = frozenset()
     property_key: str = ""
@@ -476,13 +494,13 @@ class Qualification:
 
 @dataclass
 class QualOutcome:
-    target: Optional[Decimal]
-    actual: Optional[Decimal]
-    difference: Optional[Decimal]
+    target: Optional[Fraction]
+    actual: Optional[Fraction]
+    difference: Optional[Fraction]
     met: bool
 
 
-def _bool_value(x: Any, where: str) -> Decimal:
+def _bool_value(x: Any, where: str) -> Fraction:
     if isinstance(x, bool):
         return ONE if x else ZERO
     v = parse_boolean(None if x is None else str(x))
@@ -542,11 +560,11 @@ def _compile_qualification(raw: Mapping[str, Any], periods: Mapping[str, Period]
     return q
 
 
-def _sum_value(txns: Iterable[Txn]) -> Decimal:
+def _sum_value(txns: Iterable[Txn]) -> Fraction:
     return sum((t.value for t in txns), ZERO)
 
 
-def _sum_quantity(txns: Iterable[Txn]) -> Decimal:
+def _sum_quantity(txns: Iterable[Txn]) -> Fraction:
     return sum((t.quantity for t in txns), ZERO)
 
 
@@ -573,7 +591,7 @@ def _evaluate_qualification(
         actual = _sum_quantity(_matching(txns, q.filters))
         return QualOutcome(q.value, actual, actual - q.value, cmp(actual, q.value))
     if q.type == "brand_count":
-        per_brand: dict[str, Decimal] = {}
+        per_brand: dict[str, Fraction] = {}
         for t in _matching(txns, q.filters):
             if t.sku_key in q.excluded_sku_keys:
                 continue
@@ -583,7 +601,7 @@ def _evaluate_qualification(
             if q.brand_keys and brand not in q.brand_keys:
                 continue
             per_brand[brand] = per_brand.get(brand, ZERO) + t.quantity
-        actual = Decimal(sum(1 for v in per_brand.values() if v > 0))
+        actual = Fraction(sum(1 for v in per_brand.values() if v > 0))
         return QualOutcome(q.value, actual, actual - q.value, cmp(actual, q.value))
     # numerator / denominator types
     if q.type == "yoy_quantity_index":
@@ -593,9 +611,9 @@ def _evaluate_qualification(
         actual = _sum_value(_matching(txns, q.numerator))
         den = _sum_value(_matching(txns, q.denominator))
     if q.type == "amount_average_index":
-        target = r10(den * q.value / (q.divisor * HUNDRED))
+        target = den / q.divisor * q.value / HUNDRED
     else:
-        target = r10(den * q.value / HUNDRED)
+        target = den * q.value / HUNDRED
     met = cmp(actual, target)
     if q.type in ("yoy_quantity_index", "yoy_amount_index", "amount_average_index") and den <= 0:
         met = True
@@ -621,14 +639,14 @@ def _compile_qualifications(raw: Any, periods: Mapping[str, Period], where: str)
 class StandardEntry:
     rate_key: str
     filter: Filter  # period + transaction type; sku restriction via rates
-    rates: dict[str, tuple[Decimal, Optional[str]]]  # sku -> (rate, measure)
+    rates: dict[str, tuple[Fraction, Optional[str]]]  # sku -> (rate, measure)
 
 
 @dataclass
 class Tier:
     key: str
-    threshold: Decimal
-    value: Decimal
+    threshold: Fraction
+    value: Fraction
     measure: Optional[str]
 
 
@@ -647,8 +665,8 @@ class SteppedIncentive:
 class SkuSet:
     key: str
     filter: Filter  # period + transaction type
-    conversion: dict[str, tuple[Decimal, Optional[str]]]  # sku -> (units of `from` per coverage unit, from)
-    rates: dict[str, tuple[Decimal, str]]  # sku -> (rate, measure)
+    conversion: dict[str, tuple[Fraction, Optional[str]]]  # sku -> (units of `from` per coverage unit, from)
+    rates: dict[str, tuple[Fraction, str]]  # sku -> (rate, measure)
 
     def matches(self, t: Txn) -> bool:
         if t.sku_key is None or t.sku_key not in self.conversion:
@@ -686,7 +704,7 @@ class Program:
     offers: list[Offer]
 
 
-def _rate_of(raw: Mapping[str, Any], where: str, allow_value: bool = True) -> Decimal:
+def _rate_of(raw: Mapping[str, Any], where: str, allow_value: bool = True) -> Fraction:
     has_rate = raw.get("rate") is not None
     has_value = allow_value and raw.get("value") is not None
     if has_rate and has_value:
@@ -715,7 +733,7 @@ def _compile_standard(
             raise ProgramError(f"{w}: duplicate incentive_rate_key {rate_key!r}")
         seen.add(rate_key)
         flt = Filter(_resolve_period(pk, periods, w), tt, None)
-        rates: dict[str, tuple[Decimal, Optional[str]]] = {}
+        rates: dict[str, tuple[Fraction, Optional[str]]] = {}
         for r in inc.get("rates") or []:
             sku = _key(r.get("sku_key"))
             if sku is None:
@@ -752,7 +770,7 @@ def _compile_stepped(raw: Mapping[str, Any], periods: Mapping[str, Period], calc
         raise ProgramError(f"{w}: unknown threshold_definition type {ttype!r}")
     tiers: list[Tier] = []
     seen_keys: set[str] = set()
-    seen_thresholds: set[Decimal] = set()
+    seen_thresholds: set[Fraction] = set()
     for r in inc.get("rates") or []:
         threshold = _program_number(r.get("threshold"), f"{w} tier threshold")
         value = _rate_of(r, f"{w} tier")
@@ -789,7 +807,7 @@ def _compile_stacked(raw: Mapping[str, Any], periods: Mapping[str, Period], w: s
         if key in sets:
             raise ProgramError(f"{w}: duplicate sku_set {key!r}")
         flt = Filter(_resolve_period(s.get("period_key"), periods, w), _key(s.get("transaction_type")), None)
-        conv: dict[str, tuple[Decimal, Optional[str]]] = {}
+        conv: dict[str, tuple[Fraction, Optional[str]]] = {}
         for c in (s.get("conversion") or {}).get("rates") or []:
             sku = _key(c.get("sku_key"))
             if sku is None:
@@ -800,7 +818,7 @@ def _compile_stacked(raw: Mapping[str, Any], periods: Mapping[str, Period], w: s
             if rate <= 0:
                 raise ProgramError(f"{w} set {key}: conversion rate of {sku!r} must be > 0")
             conv[sku] = (rate, _key(c.get("from")))
-        rates: dict[str, tuple[Decimal, str]] = {}
+        rates: dict[str, tuple[Fraction, str]] = {}
         for r in s.get("rates") or []:
             sku = _key(r.get("sku_key"))
             if sku is None:
@@ -904,16 +922,18 @@ def _earning_row(
     t: Txn,
     rate_key: str,
     measure: Optional[str],
-    rate: Decimal,
-    pay_rate: Decimal,
-    inc_qty: Decimal,
-    inc_amt: Decimal,
-    incentive: Decimal,
-    contribution: Decimal,
+    rate: Fraction,
+    pay_rate: Fraction,
+    inc_qty: Fraction,
+    inc_amt: Fraction,
+    incentive: Fraction,
+    contribution: Fraction,
 ) -> dict[str, Any]:
-    inc_qty = r10(inc_qty)
-    inc_amt = r10(inc_amt)
-    incentive = r2(incentive)
+    # each output column rounded once from its exact value; the effective rate is defined on the
+    # two reported columns (incentive_amount / incentivized_amount, SEMANTICS)
+    inc_qty_out = r10(inc_qty)
+    inc_amt_out = r10(inc_amt)
+    incentive_out = r2(incentive)
     return {
         "entity_id": entity_id,
         "program_key": program.key,
@@ -929,11 +949,11 @@ def _earning_row(
         "provided_quantity": r4(t.quantity),
         "provided_uom_key": t.uom_key,
         "provided_amount": r4(t.amount),
-        "incentivized_quantity": inc_qty,
-        "incentivized_amount": inc_amt,
-        "incentive_amount": incentive,
+        "incentivized_quantity": inc_qty_out,
+        "incentivized_amount": inc_amt_out,
+        "incentive_amount": incentive_out,
         "incentive_contribution_percent": r10(contribution),
-        "incentive_effective_rate": None if inc_amt == 0 else r10(incentive / inc_amt),
+        "incentive_effective_rate": None if inc_amt_out == 0 else r10(exact(incentive_out) / exact(inc_amt_out)),
     }
 
 
@@ -944,7 +964,7 @@ def _simple_rows(
     txns: Sequence[Txn],
     rate_key: str,
     measure_of: Callable[[Txn], Optional[str]],
-    rate_of: Callable[[Txn], Decimal],
+    rate_of: Callable[[Txn], Fraction],
 ) -> list[dict[str, Any]]:
     """percent_of_amount / dollars_per_unit rows (rate chosen per transaction)."""
     rows = []
@@ -952,10 +972,10 @@ def _simple_rows(
         rate = rate_of(t)
         if offer.calculator == "percent_of_amount":
             pay = rate / HUNDRED
-            incentive = r2(t.value * rate / HUNDRED)
+            incentive = t.value * rate / HUNDRED
         else:  # dollars_per_unit
             pay = rate
-            incentive = r2(t.quantity * rate)
+            incentive = t.quantity * rate
         rows.append(
             _earning_row(entity_id, program, offer, t, rate_key, measure_of(t), rate, pay, t.quantity, t.value, incentive, ONE)
         )
@@ -969,7 +989,7 @@ def _fixed_rows(
     txns: Sequence[Txn],
     rate_key: str,
     measure: Optional[str],
-    total: Decimal,
+    total: Fraction,
 ) -> list[dict[str, Any]]:
     """fixed_amount: `total` shared over `txns` in proportion to value (nothing when S <= 0)."""
     s = _sum_value(txns)
@@ -977,8 +997,8 @@ def _fixed_rows(
         return []
     rows = []
     for t in txns:
-        incentive = r2(total * t.value / s)
-        contribution = r10(t.value / s)
+        incentive = total * t.value / s
+        contribution = t.value / s
         rows.append(
             _earning_row(entity_id, program, offer, t, rate_key, measure, total, total, t.quantity, t.value, incentive, contribution)
         )
@@ -1007,7 +1027,7 @@ def _standard_earnings(entity_id: str, program: Program, offer: Offer, txns: Seq
     return rows
 
 
-def _pick_tier(tiers: Sequence[Tier], value: Optional[Decimal]) -> Optional[Tier]:
+def _pick_tier(tiers: Sequence[Tier], value: Optional[Fraction]) -> Optional[Tier]:
     if value is None:
         return None
     for tier in tiers:  # highest threshold first
@@ -1036,7 +1056,7 @@ def _stepped_earnings(
             )
         return rows
     if inc.threshold_type == "aggregated_amount":
-        threshold_value: Optional[Decimal] = _sum_value(_matching(txns, inc.threshold_filters))
+        threshold_value: Optional[Fraction] = _sum_value(_matching(txns, inc.threshold_filters))
     elif inc.threshold_type == "aggregated_quantity":
         threshold_value = _sum_quantity(_matching(txns, inc.threshold_filters))
     else:
@@ -1051,12 +1071,12 @@ def _stepped_earnings(
 
 def _stacked_earnings(entity_id: str, program: Program, offer: Offer, txns: Sequence[Txn]) -> list[dict[str, Any]]:
     # per set: its transactions with their coverage, and the set's coverage
-    per_set: dict[str, tuple[list[tuple[Txn, Decimal]], Decimal]] = {}
+    per_set: dict[str, tuple[list[tuple[Txn, Fraction]], Fraction]] = {}
     for key, s in offer.sku_sets.items():
         items = []
         for t in txns:
             if s.matches(t):
-                items.append((t, r10(t.quantity / s.conversion[t.sku_key][0])))  # type: ignore[index]
+                items.append((t, t.quantity / s.conversion[t.sku_key][0]))  # type: ignore[index]
         per_set[key] = (items, sum((c for _, c in items), ZERO))
     rows: list[dict[str, Any]] = []
     for stack in offer.stacks:
@@ -1067,12 +1087,12 @@ def _stacked_earnings(entity_id: str, program: Program, offer: Offer, txns: Sequ
         for k in stack.set_keys:
             s = offer.sku_sets[k]
             items, set_cov = per_set[k]
-            contribution = r10(overlap / set_cov)
+            contribution = overlap / set_cov
             for t, c in items:
                 rate, measure = s.rates.get(t.sku_key, (ZERO, "dollars"))  # type: ignore[arg-type]
                 if rate <= 0:
                     continue  # anchor
-                incentive = r2(r10(c * contribution) * rate)
+                incentive = c * rate * overlap / set_cov
                 rows.append(
                     _earning_row(
                         entity_id, program, offer, t, stack.key, measure, rate, rate,
@@ -1125,7 +1145,7 @@ def _load_brands(rows: Iterable[Mapping[str, Any]]) -> dict[str, Optional[str]]:
     return brands
 
 
-def _q10(x: Optional[Decimal]) -> Optional[Decimal]:
+def _q10(x: Optional[Fraction]) -> Optional[Fraction]:
     return None if x is None else r10(x)
 
 
@@ -1241,7 +1261,7 @@ def _evaluate(
                         "program_qualified": bool(program_qualified),
                         "offer_qualified": bool(offer_qualified),
                         "qualified": bool(qualified),
-                        "incentive_amount": r2(sum((r["incentive_amount"] for r in rows), ZERO)),
+                        "incentive_amount": sum((r["incentive_amount"] for r in rows), Decimal("0.00")),
                     }
                 )
 
