@@ -17,7 +17,7 @@ from .errors import IncentivesError
 
 TARGETS = ("duckdb", "postgres", "spark")
 
-DEFAULT_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+DEFAULT_SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
 
 
 def _read(path: Path) -> str:
@@ -28,19 +28,20 @@ def _read(path: Path) -> str:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from .compile import compile_text, gc_paused, write_rules
+    from .compile import compile_text, gc_paused, write_failed_compile, write_rules
+    from .errors import ProgramError
 
     with gc_paused():  # resumed once the rule rows are gone (see gc_paused)
-        rules, _ = compile_text(_read(args.programs), str(args.programs))
-        written = write_rules(rules, args.out)
+        try:
+            rules, _ = compile_text(_read(args.programs), str(args.programs))
+        except ProgramError:
+            # no rule table that looks valid stays behind: `dbt build` fails on last_compile_succeeded
+            write_failed_compile(args.out, str(args.programs))
+            raise
+        written = write_rules(rules, args.out, str(args.programs))
         programs, offers = rules.programs, rules.offers
         del rules
-    print(f"Compiled {programs} programs, {offers} offers into {len(written)} rule tables in {args.out}")
-    if args.target != "duckdb":
-        from .engines import compile_to_target
-
-        loaded = compile_to_target(args.programs, args.out, args.target, args.rules_schema)
-        print(f"Loaded {loaded} rule tables into schema {args.rules_schema} of target {args.target}")
+    print(f"Compiled {programs} programs, {offers} offers into {len(written)} rule tables (dbt seeds) in {args.out}")
     return 0
 
 
@@ -67,14 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"incentives {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("compile", help="compile programs JSON into the rule tables the dbt project reads")
+    p = sub.add_parser("compile", help="compile programs JSON into the rule tables (dbt seeds) the dbt project reads")
     p.add_argument("programs", type=Path, help="GET /programs JSON file")
-    p.add_argument("--out", type=Path, default=DEFAULT_RULES_DIR, help="output folder (default: the project's rules/)")
-    p.add_argument("--target", choices=TARGETS, default="duckdb",
-                   help="postgres or spark: also load the rule tables into that target of profiles/profiles.yml "
-                        "(DuckDB reads the CSVs)")
-    p.add_argument("--rules-schema", default="incentive_rules",
-                   help="schema of the loaded rule tables (the dbt var rules_schema; default incentive_rules)")
+    p.add_argument("--out", type=Path, default=DEFAULT_SEEDS_DIR,
+                   help="seeds folder to write the rule tables into (default: the project's seeds/); "
+                        "`dbt build` loads them")
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("validate", help="check programs JSON and report every problem; changes nothing")

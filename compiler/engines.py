@@ -9,8 +9,8 @@ The pipeline is the DuckDB one (compiler/runner.py) with another warehouse at th
    `<schema>__building_raw` and `<schema>__building_rules` (PostgreSQL: COPY through psycopg2;
    Spark: Parquet written by DuckDB, read by the SparkSession and saved as tables);
 3. `dbt build --target <target>` in-process into `<schema>__building` (+ `_internal`): the var
-   `build_schema` (macros/generate_schema_name.sql), with `input_schema` and `rules_schema` pointing
-   at the copied tables;
+   `build_schema` (macros/generate_schema_name.sql), with `input_schema` pointing at the copied
+   inputs and the rule tables where the seeds go (`<build schema>_rules`), the seeds left out;
 4. record the run in `runs` and swap the new results in. PostgreSQL renames the schemas in one
    transaction (atomic: readers see the old results or the new ones); Spark has no schema rename,
    so each result table is copied next to the live one and renamed over it (a reader may find a
@@ -35,9 +35,9 @@ from typing import Any, Iterable
 import duckdb
 
 from .errors import RunError
-from .runner import (PROJECT_DIR, RESULT_TABLES, RUN_CONTEXT, RUN_CONTEXT_VARS, PhaseTimer, RunInputs, Say, Summary,
-                     _say, add_filter_once, compile_alongside, load_and_validate, run_context_sql, run_dbt,
-                     summarize_with)
+from .runner import (PROJECT_DIR, RESULT_TABLES, RUN_CONTEXT, PhaseTimer, RunInputs, Say, Summary, _say,
+                     add_filter_once, build_selection, compile_alongside, load_and_validate, rule_csv_reader,
+                     run_context_sql, run_dbt, run_vars, summarize_with)
 
 TARGETS = ("duckdb", "postgres", "spark")
 PROFILE_NAME = "incentives"
@@ -361,41 +361,14 @@ def connect(target: str, settings: dict[str, Any] | None = None) -> Warehouse:
 
 
 def load_rule_csvs(scratch: duckdb.DuckDBPyConnection, rules_dir: Path, schema: str = "rules") -> list[str]:
-    """Read the compiled rule CSVs into the scratch DuckDB as text, with the reader
-    duckdb__read_rule_table uses (the `# generated` line skipped; empty fields NULL)."""
+    """Read the compiled rule CSVs (the seeds) into the scratch DuckDB as text, to copy them to the
+    target exactly as written (the staging models cast them)."""
     scratch.execute(f"create schema if not exists {schema}")
     names = []
     for path in sorted(rules_dir.glob("*.csv")):
         names.append(path.stem)
-        scratch.execute(
-            f"create or replace table {schema}.{path.stem} as select * from read_csv('{path}', header = true, "
-            "skip = 1, quote = '\"', escape = '\"', all_varchar = true)")
+        scratch.execute(f"create or replace table {schema}.{path.stem} as select * from {rule_csv_reader(path, typed=False)}")
     return names
-
-
-def load_rules(warehouse: Warehouse, rules_dir: Path, schema: str) -> int:
-    """(Re)create `schema` on the target with one table per compiled rule CSV; the number of tables."""
-    scratch = duckdb.connect()
-    try:
-        names = load_rule_csvs(scratch, rules_dir)
-        warehouse.drop_schema(schema)
-        warehouse.create_schema(schema)
-        for name in names:
-            warehouse.copy_from_duckdb(scratch, f"rules.{name}", schema, name)
-    finally:
-        scratch.close()
-    return len(names)
-
-
-def compile_to_target(programs: Path, out: Path, target: str, rules_schema: str = "incentive_rules") -> int:
-    """`incentives compile FILE --target X`: write the rule CSVs and load them into `rules_schema`."""
-    if not _IDENTIFIER.match(rules_schema):
-        raise RunError(f"rules schema {rules_schema!r} must be a plain identifier")
-    warehouse = connect(target)
-    try:
-        return load_rules(warehouse, out, rules_schema)
-    finally:
-        warehouse.close()
 
 
 # --------------------------------------------------------------------------- run
@@ -442,13 +415,10 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
         warehouse.copy_from_duckdb(scratch, f"raw.{RUN_CONTEXT}", building + "_raw", RUN_CONTEXT)
         say(f"  run id {run_id}")
         say(f"Building (dbt build --target {target}) into {building}")
-        # the same vars on every run (the run id is in run_context; the rules are read from
-        # rules_schema, not from the temporary rules_dir), so dbt reuses its partial parse
-        dbt_vars = {"build_schema": building, "input_schema": building + "_raw", "rules_schema": building + "_rules",
-                    **RUN_CONTEXT_VARS}
-        args = ["build", "--target", target, "--vars", json.dumps(dbt_vars)]
-        if not unit_tests:
-            args += ["--exclude", "test_type:unit"]
+        # the same vars on every run (the run id is in run_context), so dbt reuses its partial parse
+        dbt_vars = run_vars(unit_tests, build_schema=building, input_schema=building + "_raw")
+        # the rule tables are where dbt's seeds go (<build schema>_rules): the seeds are left out
+        args = ["build", "--target", target, "--vars", json.dumps(dbt_vars), *build_selection(unit_tests)]
         run_dbt(args, None, say, threads)
         phase("build")
 

@@ -118,7 +118,7 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str
 
 
 RUN_CONTEXT = "run_context"
-# The dbt vars `incentives run` passes besides the schemas and rules_dir: the same on every run, so
+# The dbt vars `incentives run` passes besides the schemas: the same on every run, so
 # dbt reuses its partial parse (target/partial_parse.msgpack) instead of re-parsing the project
 # (vars that change, such as a run id, force a full parse). The run id is data: the one row of
 # the table run_context in the input schema, read by macros/run_id.sql.
@@ -218,6 +218,49 @@ def compile_programs(programs: Path, rules_dir: Path) -> str:
         shutil.rmtree(rules_dir)
     write_rules(rules, rules_dir)
     return f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows"
+
+
+RULES_SCHEMA_SUFFIX = "_rules"  # the seeds' schema (dbt_project.yml `+schema: rules`)
+_DUCKDB_KINDS = {"text": "varchar", "bigint": "bigint", "decimal": "decimal(38,10)", "date": "date",
+                 "boolean": "boolean"}
+
+
+def rule_csv_reader(path: Path, typed: bool = True) -> str:
+    """DuckDB SQL reading one compiled rule table (a seed CSV): with the declared column types, or
+    every column as text (`typed=False`, to copy to another engine exactly as written)."""
+    from .rule_tables import BY_NAME, CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, Column
+
+    if not typed:
+        return f"read_csv({_sql_string(str(path))}, header = true, quote = '\"', escape = '\"', all_varchar = true)"
+    columns = (CATALOGUE_COLUMNS if path.stem == CATALOGUE else
+               BY_NAME[path.stem].columns + (Column(CATALOGUE_HASH, "text", ""),))
+    types = ", ".join(f"'{c.name}': '{_DUCKDB_KINDS[c.kind]}'" for c in columns)
+    return (f"read_csv({_sql_string(str(path))}, header = true, quote = '\"', escape = '\"', "
+            f"columns = {{{types}}})")
+
+
+def load_rule_tables(con: Any, rules_dir: Path, schema: str) -> list[str]:
+    """Create `schema` in a DuckDB connection with one table per compiled rule CSV (what `dbt seed`
+    would load, without its CSV parsing in Python): the table names."""
+    con.execute(f"create schema if not exists {schema}")
+    names = []
+    for path in sorted(rules_dir.glob("*.csv")):
+        names.append(path.stem)
+        con.execute(f"create or replace table {schema}.{path.stem} as select * from {rule_csv_reader(path)}")
+    return names
+
+
+def run_vars(unit_tests: bool, **schemas: str) -> dict[str, Any]:
+    """The dbt vars of `incentives run`: the schemas, the run context, unit tests when asked for."""
+    return {**schemas, **RUN_CONTEXT_VARS, **({"incentives_unit_tests": True} if unit_tests else {})}
+
+
+def build_selection(unit_tests: bool) -> list[str]:
+    """What `incentives run` builds: every model and data test, not the seeds (the run loaded
+    its own rule tables where the seeds go; their data tests still run on them), not the staging
+    data tests (validate_inputs checked the same on the files), unit tests only when asked."""
+    return ["--select", "resource_type:model", "resource_type:test", *(["resource_type:unit_test"] if unit_tests else []),
+            "--exclude", "test_type:data,path:models/staging"]
 
 
 RUNS_DDL = """
@@ -475,11 +518,14 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
             lambda: _load_building(building, programs, data_dir, started_at))
         say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
         say(f"  run id {run_id}")
+        con = duckdb.connect(str(building))
+        try:  # the rule tables where dbt's seeds go; the build leaves the seeds out and tests the tables
+            load_rule_tables(con, rules_dir, "main" + RULES_SCHEMA_SUFFIX)
+        finally:
+            con.close()
+        phase("rules")
         say("Building (dbt build)")
-        # rules_dir is the same for the same database, so the vars never change between runs
-        args = ["build", "--vars", json.dumps({"rules_dir": str(rules_dir), **RUN_CONTEXT_VARS})]
-        # the staging data tests check what validate_inputs already checked on the files
-        args += ["--exclude", "test_type:data,path:models/staging"] + (["test_type:unit"] if not unit_tests else [])
+        args = ["build", "--vars", json.dumps(run_vars(unit_tests)), *build_selection(unit_tests)]
         run_dbt(args, building, say, threads)
         phase("build")
         record_run(building, database, run_id, started_at, inputs, counts, threads)

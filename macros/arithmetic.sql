@@ -36,7 +36,8 @@ cast(round({{ expr }}, {{ scale }}) as decimal(38,{{ scale }}))
     the denominator is 0. `terms` is a list of [x, y] pairs ([x, '1'] for one factor). Every operand
     is a decimal of at most 10 places, so the numerator is exact: nothing is rounded before the
     division. Exact for |numerator| < 10^18, |multiplier| and |denominator| < 10^9 and a quotient
-    below 10^18; outside these DuckDB and Spark fail the build (overflow), never return a wrong
+    below 10^18 (Spark: also |multiplier / denominator| < 10^9, its integer quotients keep 28
+    digits); outside these DuckDB and Spark fail the build (overflow), never return a wrong
     digit. PostgreSQL's numeric has no such bound.
 
     multiply_divide(a, b, c, d, scale) = round(a x b x c / d); divide(n, d, scale) = round(n / d). -#}
@@ -126,8 +127,10 @@ cast({{ exact }} as decimal(38,{{ scale }}))
 {%- endif -%}
 {%- endmacro %}
 
-{#- Spark: (a - a % b) / b is an exact integer quotient (its decimal type keeps 28 integer digits). -#}
-{% macro _spark_idiv(a, b) %}{{ return("cast((" ~ a ~ " - " ~ a ~ " % " ~ b ~ ") / " ~ b ~ " as decimal(38,0))") }}{% endmacro %}
+{#- Spark: (a - a % b) / b is an exact integer quotient. Its decimal type keeps 28 integer digits
+    when the divisor is typed DECIMAL(21,0) (every divisor here is below 10^21); typed
+    DECIMAL(38,0) it would keep 20. -#}
+{% macro _spark_idiv(a, b) %}{{ return("cast((" ~ a ~ " - " ~ a ~ " % " ~ b ~ ") / cast(" ~ b ~ " as decimal(21,0)) as decimal(38,0))") }}{% endmacro %}
 
 {% macro spark__quotient(terms, multiplier, denominator, scale) -%}
 cast({{ incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'decimal(38,0)', incentives._spark_idiv) }} as decimal(38,{{ scale }}))

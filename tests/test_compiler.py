@@ -35,12 +35,44 @@ def test_golden_rule_tables(case: Path, tmp_path: Path) -> None:
         assert got == (expected_dir / f"{name}.csv").read_text(), f"{case.name}/{name}.csv differs (UPDATE_GOLDEN=1 to accept)"
 
 
-def test_committed_rules_match_example(tmp_path: Path) -> None:
-    """rules/ holds the compiled example; it must be what `incentives compile` writes today."""
+def test_committed_seeds_match_example(tmp_path: Path) -> None:
+    """seeds/ holds the compiled example (the rule tables as dbt seeds, the catalogue and their
+    properties file); it must be what `incentives compile` writes today."""
     rules, _ = compile_text((ROOT / "examples" / "programs.json").read_text())
-    write_rules(rules, tmp_path)
-    for name in TABLES:
-        assert (tmp_path / f"{name}.csv").read_text() == (ROOT / "rules" / f"{name}.csv").read_text(), name
+    write_rules(rules, tmp_path, "examples/programs.json")
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == sorted(p.name for p in (ROOT / "seeds").iterdir())
+    for name in written:
+        assert (tmp_path / name).read_text() == (ROOT / "seeds" / name).read_text(), name
+
+
+def test_staging_models_read_the_declared_rule_columns() -> None:
+    """The rule tables are declared once (compiler/rule_tables.py); each staging model reads
+    exactly the declared columns of its seed, in order."""
+    import re
+
+    from compiler.rule_tables import RULE_TABLES
+
+    for table in RULE_TABLES:
+        sql = (ROOT / "models" / "rules" / f"stg_rules__{table.name}.sql").read_text()
+        assert f"read_rule_table('{table.name}'" in sql, table.name
+        assert tuple(re.findall(r"'(\w+)': ", sql)) == table.column_names, table.name
+
+
+def test_a_failed_compile_leaves_no_rule_table_that_looks_valid(tmp_path: Path) -> None:
+    from compiler.cli import main
+
+    programs = tmp_path / "programs.json"
+    programs.write_text((ROOT / "examples" / "programs.json").read_text())
+    assert main(["compile", str(programs), "--out", str(tmp_path / "seeds")]) == 0
+    assert len((tmp_path / "seeds" / "offers.csv").read_text().splitlines()) > 1
+    bad = json.loads(programs.read_text())
+    bad["programs"][0]["qualifier"] = "no_such_qualification"
+    programs.write_text(json.dumps(bad))
+    assert main(["compile", str(programs), "--out", str(tmp_path / "seeds")]) == 1
+    for name in TABLES:  # headers only
+        assert len((tmp_path / "seeds" / f"{name}.csv").read_text().splitlines()) == 1, name
+    assert ",failed," in (tmp_path / "seeds" / "catalogue.csv").read_text()
 
 
 def test_deterministic_whatever_the_order() -> None:
@@ -88,7 +120,6 @@ def _model_count(rules_dir: Path) -> int:
     result = dbtRunner().invoke([
         "ls", "--resource-type", "model", "--output", "name", "--quiet",
         "--project-dir", str(ROOT), "--profiles-dir", str(ROOT / "profiles"),
-        "--vars", json.dumps({"rules_dir": str(rules_dir)}),
     ])
     assert result.success, result.exception
     return len(result.result)

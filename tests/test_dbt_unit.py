@@ -15,7 +15,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from compiler.compile import compile_text, write_rules
 from compiler.errors import RunError
 from compiler.runner import PROJECT_DIR, run, run_dbt
 
@@ -24,29 +23,23 @@ NODE_LINE = re.compile(r"^\s*\[\s*\d+\]\s+(?P<type>\S+)\s+(?P<name>\S+)\s+(?P<st
 
 
 @pytest.fixture()
-def built_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """The example built into a fresh DuckDB file, and a rules folder for dbt's `rules_dir`."""
+def built_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The example built into a fresh DuckDB file."""
     # run_dbt sets these for the in-process dbt; restore them afterwards.
     monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", "")
     monkeypatch.setenv("INCENTIVES_THREADS", "1")
 
     database = tmp_path / "example.duckdb"
     run(EXAMPLES / "programs.json", EXAMPLES / "data", database, say=lambda _: None)
-
-    # run() deletes its rules folder after the build; the tests never read the rule CSVs of the
-    # models they test, but dbt resolves `rules_dir` when it compiles, so give it a real one.
-    rules, _ = compile_text((EXAMPLES / "programs.json").read_text(), "programs.json")
-    rules_dir = tmp_path / "rules"
-    write_rules(rules, rules_dir)
-    return database, rules_dir
+    return database
 
 
-def test_dbt_unit_tests_pass(built_example: tuple[Path, Path]) -> None:
-    database, rules_dir = built_example
+def test_dbt_unit_tests_pass(built_example: Path) -> None:
+    database = built_example
     lines: list[str] = []
     error: RunError | None = None
     try:
-        run_dbt(["test", "--select", "test_type:unit", "--vars", json.dumps({"rules_dir": str(rules_dir)})],
+        run_dbt(["test", "--select", "test_type:unit", "--vars", json.dumps({"incentives_unit_tests": True})],
                 database, say=lines.append)
     except RunError as exc:
         error = exc
@@ -60,10 +53,10 @@ def test_dbt_unit_tests_pass(built_example: tuple[Path, Path]) -> None:
         f"{f' ({error})' if error and not failed else ''}")
 
 
-def test_unique_key_tests_find_duplicates(built_example: tuple[Path, Path]) -> None:
+def test_unique_key_tests_find_duplicates(built_example: Path) -> None:
     """The result tables' unique-key data tests (macros/tests/unique_combination.sql; DuckDB
     groups a hash first) fail on a repeated key and pass on the built example."""
-    database, rules_dir = built_example
+    database = built_example
     con = duckdb.connect(str(database))
     try:
         con.execute("insert into main.potential_earnings select * from main.potential_earnings limit 1")
@@ -73,8 +66,8 @@ def test_unique_key_tests_find_duplicates(built_example: tuple[Path, Path]) -> N
 
     lines: list[str] = []
     with pytest.raises(RunError) as failed:
-        run_dbt(["test", "--select", "test_name:unique_combination",
-                 "--vars", json.dumps({"rules_dir": str(rules_dir)})], database, say=lines.append)
+        run_dbt(["test", "--select", "test_name:unique_combination,path:models/marts",
+                 "--vars", json.dumps({})], database, say=lines.append)
     status = {m["name"].split("_")[2]: m["status"] for m in map(NODE_LINE.match, lines) if m}
     assert status == {"potential": "fail", "offer": "fail", "stack": "pass"}, lines
     assert "Got 1 result" in str(failed.value)

@@ -43,4 +43,27 @@ final as (
     from calculated
 )
 
+{%- set passthrough = incentives.transaction_passthrough_columns() %}
+{%- if passthrough %},
+
+-- the transaction columns a project passes through (var incentives_transaction_passthrough_columns)
+passthrough as (
+    select transaction_id {%- for column in passthrough %}, {{ column.alias }}{% endfor %}
+    from {{ ref('stg_transactions') }}
+),
+
+with_passthrough as (
+    select
+        final.*
+        {%- for column in passthrough %},
+        passthrough.{{ column.alias }}
+        {%- endfor %}
+    from final
+    inner join passthrough on passthrough.transaction_id = final.transaction_id
+)
+
+select * from with_passthrough
+{%- else %}
+
 select * from final
+{%- endif %}

@@ -1,5 +1,6 @@
+{%- if var('using_enrollments', true) %}
 with source as (
-    select * from {{ source('incentives_input', 'enrollments') }}
+    select * from {{ source('incentives_enrollments', 'enrollments') }}
 ),
 
 final as (
@@ -10,3 +11,10 @@ final as (
 )
 
 select * from final
+{%- else %}
+-- using_enrollments is false: no enrollments (an empty table of the same columns)
+select
+        cast(null as {{ dbt.type_string() }}) as entity_id,
+        cast(null as {{ dbt.type_string() }}) as program_key
+where 1 = 0
+{%- endif %}

@@ -1,5 +1,6 @@
+{%- if var('using_prices', true) %}
 with source as (
-    select * from {{ source('incentives_input', 'prices') }}
+    select * from {{ source('incentives_prices', 'prices') }}
 ),
 
 final as (
@@ -12,3 +13,12 @@ final as (
 )
 
 select * from final
+{%- else %}
+-- using_prices is false: no prices (an empty table of the same columns)
+select
+        cast(null as {{ dbt.type_string() }}) as sku_key,
+        cast(null as {{ incentives.type_input_number() }}) as price,
+        cast(null as date) as start_date,
+        cast(null as date) as end_date
+where 1 = 0
+{%- endif %}

@@ -1,5 +1,5 @@
 with source as (
-    select * from {{ source('incentives_input', 'products') }}
+    select * from {{ source('incentives_products', 'products') }}
 ),
 
 final as (

@@ -1,5 +1,6 @@
+{%- if var('using_properties', true) %}
 with source as (
-    select * from {{ source('incentives_input', 'properties') }}
+    select * from {{ source('incentives_properties', 'properties') }}
 ),
 
 final as (
@@ -13,3 +14,13 @@ final as (
 )
 
 select * from final
+{%- else %}
+-- using_properties is false: no properties (an empty table of the same columns)
+select
+        cast(null as {{ dbt.type_string() }}) as level,
+        cast(null as {{ dbt.type_string() }}) as entity_id,
+        cast(null as {{ dbt.type_string() }}) as transaction_id,
+        cast(null as {{ dbt.type_string() }}) as property_key,
+        cast(null as {{ dbt.type_string() }}) as property_value
+where 1 = 0
+{%- endif %}

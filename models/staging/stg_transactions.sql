@@ -1,5 +1,5 @@
 with source as (
-    select * from {{ source('incentives_input', 'transactions') }}
+    select * from {{ source('incentives_transactions', 'transactions') }}
 ),
 
 final as (
@@ -12,6 +12,9 @@ final as (
         cast(quantity as {{ incentives.type_input_number() }}) as quantity,
         cast(uom_key as {{ dbt.type_string() }}) as uom_key,
         cast(amount as {{ incentives.type_input_number() }}) as amount
+        {%- for column in incentives.transaction_passthrough_columns() %},
+        {{ column.name }} as {{ column.alias }}
+        {%- endfor %}
     from source
 )
 

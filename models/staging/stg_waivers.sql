@@ -1,5 +1,6 @@
+{%- if var('using_waivers', true) %}
 with source as (
-    select * from {{ source('incentives_input', 'waivers') }}
+    select * from {{ source('incentives_waivers', 'waivers') }}
 ),
 
 final as (
@@ -12,3 +13,12 @@ final as (
 )
 
 select * from final
+{%- else %}
+-- using_waivers is false: no waivers (an empty table of the same columns)
+select
+        cast(null as {{ dbt.type_string() }}) as program_key,
+        cast(null as {{ dbt.type_string() }}) as qualification_key,
+        cast(null as {{ dbt.type_string() }}) as offer_key,
+        cast(null as {{ dbt.type_string() }}) as entity_id
+where 1 = 0
+{%- endif %}

@@ -1,0 +1,35 @@
+{#- Data tests of the compiled rule tables (seeds): dbt refuses rule tables the compiler would not
+    have written, so a hand-edited or stale seed fails `dbt build` with a test naming it. -#}
+
+{#- Every row comes from the same compile as the catalogue seed: returns the rows whose
+    catalogue_hash is not the catalogue's (a table left from another compile). -#}
+{% test compiled_with_the_catalogue(model, column_name) %}
+select {{ column_name }} as catalogue_hash, count(*) as rows_from_another_compile
+from {{ model }}
+where {{ column_name }} is null
+   or {{ column_name }} not in (select catalogue_hash from {{ incentives.rule_table('catalogue') }})
+   or (select count(*) from {{ incentives.rule_table('catalogue') }}) <> 1
+group by {{ column_name }}
+{% endtest %}
+
+{#- The last `incentives compile` succeeded: returns the catalogue row when it failed (the rule
+    tables were emptied; run `incentives compile` again and read its errors). -#}
+{% test last_compile_succeeded(model, column_name) %}
+select {{ column_name }} as status, source
+from {{ model }}
+where {{ column_name }} <> 'compiled'
+{% endtest %}
+
+{#- Every key of a qualifier term names a qualification defined at the same level: a program
+    qualifier's keys (offer_key empty) a program qualification, an offer qualifier's keys one of
+    that offer. Returns the terms naming a missing qualification (a term that can never be met
+    would silently make its offer unqualified). -#}
+{% test qualifier_terms_name_qualifications(model) %}
+select terms.program_key, terms.offer_key, terms.term_id, terms.qualification_key
+from {{ model }} as terms
+left join {{ incentives.rule_table('qualifications') }} as qualifications
+    on qualifications.program_key = terms.program_key
+    and coalesce(qualifications.offer_key, '') = coalesce(terms.offer_key, '')
+    and qualifications.qualification_key = terms.qualification_key
+where qualifications.qualification_id is null
+{% endtest %}

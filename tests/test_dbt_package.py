@@ -1,0 +1,196 @@
+"""`dbt build` alone, as a team runs it from a scheduler: the rule tables as seeds, the inputs as
+sources pointed anywhere by vars, dbt's own tests refusing bad rules and bad input rows.
+
+- After `incentives compile`, `dbt build` with only the profile and vars equals `incentives run`
+  on every engine, with the inputs in a schema of one's own under other table names, no
+  enrollments table (`using_enrollments: false`) and a pass-through column reaching
+  potential_earnings.
+- A hand-damaged rule table (a qualifier naming a missing qualification; a duplicated rate) and a
+  bad input row (a non-numeric amount) each fail `dbt build` with a test naming the problem.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from compiler import engines
+from compiler.cli import main
+from compiler.runner import PROJECT_DIR, RESULT_TABLES, _release_dbt_database, load_inputs
+from tests.harness import engine_params, normalized, read_results
+
+EXAMPLES = PROJECT_DIR / "examples"
+# the example's inputs under the names a team's warehouse gives them (no enrollments table)
+OWN_NAMES = {"transactions": "sales_lines", "products": "sku_catalogue", "properties": "entity_properties",
+             "waivers": "program_waivers", "prices": "price_list"}
+PASSTHROUGH = "invoice_number"
+
+
+def dbt_vars(own_schema: str, **extra: Any) -> dict[str, Any]:
+    return {"input_schema": own_schema, "using_enrollments": False,
+            "incentives_transaction_passthrough_columns": [PASSTHROUGH],
+            **{f"incentives_{name}_identifier": own for name, own in OWN_NAMES.items()}, **extra}
+
+
+def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR) -> tuple[bool, list[str]]:
+    """dbt in-process: (success, the names of the nodes that failed or errored)."""
+    from dbt.cli.main import dbtRunner
+
+    failed: list[str] = []
+
+    def on_event(event: object) -> None:
+        info = getattr(event, "info", None)
+        if info is not None and info.name == "NodeFinished":
+            node = event.data.node_info  # type: ignore[attr-defined]
+            if node.node_status in ("error", "fail", "runtime error"):
+                failed.append(node.node_name)
+
+    try:
+        result = dbtRunner(callbacks=[on_event]).invoke(
+            [*args, "--project-dir", str(project_dir), "--profiles-dir", str(PROJECT_DIR / "profiles"), "--quiet"])
+    finally:
+        _release_dbt_database()  # dbt-duckdb keeps the file open in this process
+    return bool(result.success), failed
+
+
+def _scratch_inputs(bad_amount: bool = False) -> duckdb.DuckDBPyConnection:
+    scratch = duckdb.connect()
+    load_inputs(scratch, EXAMPLES / "data")
+    scratch.execute(f"alter table raw.transactions add column {PASSTHROUGH} varchar")
+    scratch.execute(f"update raw.transactions set {PASSTHROUGH} = 'INV-' || transaction_id")
+    if bad_amount:
+        scratch.execute("update raw.transactions set amount = '12,50' where _row = 7")
+    return scratch
+
+
+def _without(rows: list[dict[str, Any]], *columns: str) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k not in columns} for row in rows]
+
+
+@pytest.fixture(scope="module")
+def run_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
+    """`incentives run` of the example on DuckDB (what `make run` builds)."""
+    database = tmp_path_factory.mktemp("run") / "example.duckdb"
+    with redirect_stdout(io.StringIO()):
+        assert main(["run", "--programs", str(EXAMPLES / "programs.json"), "--data", str(EXAMPLES / "data"),
+                     "--database", str(database)]) == 0
+    results = read_results(database, RESULT_TABLES)
+    return {name: normalized(_without(rows, "run_id")) for name, rows in results.items()}
+
+
+@pytest.mark.parametrize("engine", engine_params())
+def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_results: dict[str, list],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    with redirect_stdout(io.StringIO()):  # what seeds/ already holds: the compiled example
+        assert main(["compile", str(EXAMPLES / "programs.json")]) == 0
+    scratch = _scratch_inputs()
+    if engine == "duckdb":
+        database = tmp_path / "warehouse.duckdb"
+        monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
+        _copy_to_duckdb(scratch, database)
+        own_schema, build_schema, warehouse = "sales", None, None
+    else:
+        settings = engines.target_settings(engine)
+        own_schema, build_schema = f"{settings['schema']}_sales", f"{settings['schema']}_alone"
+        warehouse = engines.connect(engine, settings)
+        warehouse.drop_schema(own_schema)
+        warehouse.create_schema(own_schema)
+        for name, own in OWN_NAMES.items():
+            warehouse.copy_from_duckdb(scratch, f"raw.{name}", own_schema, own)
+    scratch.close()
+    try:
+        extra = {"build_schema": build_schema} if build_schema else {}
+        ok, failed = invoke_dbt(["build", "--target", engine, "--exclude", "test_type:unit",
+                                 "--vars", json.dumps(dbt_vars(own_schema, **extra))])
+        assert ok and not failed, failed
+        if engine == "duckdb":
+            built = read_results(database, RESULT_TABLES)
+        else:
+            built = engines.read_tables(engine, RESULT_TABLES, build_schema)
+        earnings = built["potential_earnings"]
+        assert earnings and all(row[PASSTHROUGH] == "INV-" + row["transaction_id"] for row in earnings)
+        for name in RESULT_TABLES:
+            assert normalized(_without(built[name], "run_id", PASSTHROUGH)) == run_results[name], name
+    finally:
+        if warehouse is not None:
+            for schema in (own_schema, build_schema, f"{build_schema}_internal", f"{build_schema}_rules"):
+                warehouse.drop_schema(schema)
+            warehouse.close()
+
+
+@pytest.fixture()
+def project_copy(tmp_path: Path) -> Path:
+    """The dbt project (with the compiled example's seeds) in a folder of its own, to damage."""
+    copy = tmp_path / "project"
+    copy.mkdir()
+    for name in ("dbt_project.yml", "models", "macros", "seeds"):
+        source = PROJECT_DIR / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, copy / name)
+    (copy / "tests" / "dbt").mkdir(parents=True)
+    return copy
+
+
+def _copy_to_duckdb(scratch: duckdb.DuckDBPyConnection, database: Path) -> None:
+    """The scratch inputs into schema `sales` of a DuckDB file, under OWN_NAMES."""
+    scratch.execute(f"attach '{database}' as warehouse")
+    scratch.execute("create schema warehouse.sales")
+    for name, own in OWN_NAMES.items():
+        scratch.execute(f"create table warehouse.sales.{own} as select * exclude (_row) from raw.{name}")
+    scratch.execute("detach warehouse")
+
+
+def _duckdb_inputs(database: Path, bad_amount: bool = False) -> None:
+    scratch = _scratch_inputs(bad_amount)
+    _copy_to_duckdb(scratch, database)
+    scratch.close()
+
+
+def test_damaged_rule_tables_fail_dbt_build_with_a_test_naming_them(project_copy: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    terms = project_copy / "seeds" / "qualifier_terms.csv"
+    lines = terms.read_text().splitlines()
+    fields = lines[1].split(",")
+    fields[3] = "no_such_qualification"  # qualification_key of the first term
+    terms.write_text("\n".join([lines[0], ",".join(fields), *lines[2:]]) + "\n")
+    rates = project_copy / "seeds" / "standard_rates.csv"
+    rates.write_text(rates.read_text() + rates.read_text().splitlines()[1] + "\n")  # a rate twice
+
+    database = tmp_path / "warehouse.duckdb"
+    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
+    _duckdb_inputs(database)
+    ok, failed = invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))],
+                            project_copy)
+    assert not ok
+    assert sorted(failed) == ["incentives_qualifier_terms_name_qualifications_qualifier_terms_",
+                              "incentives_unique_combination_standard_rates_offer_key__incentive_rate_key__sku_key"]
+
+
+def test_a_failed_compile_fails_dbt_build(project_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    programs = json.loads((EXAMPLES / "programs.json").read_text())
+    programs["programs"][0]["qualifier"] = "no_such_qualification"
+    bad = tmp_path / "programs.json"
+    bad.write_text(json.dumps(programs))
+    assert main(["compile", str(bad), "--out", str(project_copy / "seeds")]) == 1
+    database = tmp_path / "warehouse.duckdb"
+    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
+    _duckdb_inputs(database)
+    ok, failed = invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))],
+                            project_copy)
+    assert not ok
+    assert failed == ["incentives_last_compile_succeeded_catalogue_status"]
+
+
+def test_a_bad_input_row_fails_dbt_build_with_a_test_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    database = tmp_path / "warehouse.duckdb"
+    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
+    _duckdb_inputs(database, bad_amount=True)
+    ok, failed = invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))])
+    assert not ok
+    assert failed == ["incentives_source_is_number_incentives_transactions_transactions_amount"]
