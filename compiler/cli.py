@@ -57,9 +57,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.target == "duckdb" and args.database is None:
         raise IncentivesError("--database FILE.duckdb is needed with the duckdb target")
-    summary = run(args.programs, args.data, args.database, threads=args.threads, target=args.target)
+    summary = run(args.programs, args.data, args.database, threads=args.threads, target=args.target,
+                  wait=args.wait)
     print(summary.render())
     return 0
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds (0 or more); got {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the profiles/profiles.yml target to build on: duckdb (default), postgres or spark; "
                         "postgres and spark leave the results in the target's schema")
     p.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
+    p.add_argument("--wait", type=_seconds, default=None, metavar="SECONDS",
+                   help="when another run holds the target, wait up to SECONDS for it to finish "
+                        "(default: fail at once with exit code 1)")
     p.set_defaults(func=cmd_run)
     return parser
 

@@ -401,13 +401,33 @@ def compile_to_target(programs: Path, out: Path, target: str, rules_schema: str 
 # --------------------------------------------------------------------------- run
 
 
+def run_lock(target: str, settings: dict[str, Any]) -> Any:
+    """The run lock of `target` (compiler/locks.py): an advisory lock on the schema (PostgreSQL), a
+    file lock on the metastore directory (Spark in this process: its Derby metastore admits one
+    process at a time)."""
+    from .locks import FileLock, PostgresLock
+
+    schema = str(settings["schema"])
+    if target == "postgres":
+        return PostgresLock(lambda name: Postgres({**settings, "application_name": name}).con, schema)
+    directory = spark_dir()
+    return FileLock(directory / "incentives-run.lock", f"the Spark metastore {directory} (schema {schema})")
+
+
 def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, threads: int = 1,
-               unit_tests: bool = False) -> Summary:
-    """`incentives run --target postgres|spark`: compile, validate, load, build, swap in."""
+               unit_tests: bool = False, wait: float | None = None) -> Summary:
+    """`incentives run --target postgres|spark`: compile, validate, load, build, swap in, holding
+    the target's run lock throughout (`wait`: seconds to wait for another run's lock)."""
+    settings = target_settings(target)
+    with run_lock(target, settings).acquire(wait):
+        return _run_target_locked(target, settings, programs, data_dir, say, threads, unit_tests)
+
+
+def _run_target_locked(target: str, settings: dict[str, Any], programs: Path, data_dir: Path, say: Say,
+                       threads: int, unit_tests: bool) -> Summary:
     started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     phase = PhaseTimer()
 
-    settings = target_settings(target)
     schema = str(settings["schema"])
     building = schema + BUILDING
     work = Path(tempfile.mkdtemp(prefix="incentives-run-"))

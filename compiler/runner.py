@@ -447,24 +447,36 @@ def _load_building(building: Path, programs: Path, data_dir: Path,
 
 
 def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, threads: int = 1,
-        unit_tests: bool = False, target: str = "duckdb") -> Summary:
+        unit_tests: bool = False, target: str = "duckdb", wait: float | None = None) -> Summary:
     """Compile, load, build into a new file and atomically replace `database` on success.
 
+    The run holds the lock of `database` (compiler/locks.py) from before it touches anything
+    until it is done; `wait`: seconds to wait for another run's lock (None: fail at once).
     `target` postgres or spark: the same on that profile target (compiler/engines.py), which
     builds into fresh schemas and swaps them in; `database` is not used."""
     if target != "duckdb":
         from .engines import run_target
 
-        return run_target(target, programs, data_dir, say=say, threads=threads, unit_tests=unit_tests)
+        return run_target(target, programs, data_dir, say=say, threads=threads, unit_tests=unit_tests, wait=wait)
     assert database is not None, "a DuckDB run needs a database file"
-    started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-    phase = PhaseTimer()
+    from .locks import duckdb_lock
 
     database = database.resolve()
     database.parent.mkdir(parents=True, exist_ok=True)
+    with duckdb_lock(database).acquire(wait) as lock:
+        if lock.previous_owner:
+            say(f"Taking over the lock of an ended run ({lock.previous_owner}); removing what it left")
+        return _run_locked(programs, data_dir, database, say, threads, unit_tests)
+
+
+def _run_locked(programs: Path, data_dir: Path, database: Path, say: Say, threads: int,
+                unit_tests: bool) -> Summary:
+    started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    phase = PhaseTimer()
+
     building = database.with_name(database.name + ".building")
     rules_dir = database.with_name(database.name + ".rules")
-    for path in (building, Path(str(building) + ".wal")):
+    for path in (building, Path(str(building) + ".wal")):  # what a killed run left (we hold the lock)
         if path.exists():
             path.unlink()
     try:
