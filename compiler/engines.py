@@ -35,9 +35,9 @@ from typing import Any, Iterable
 import duckdb
 
 from .errors import RunError
-from .runner import (PROJECT_DIR, RESULT_TABLES, RUN_CONTEXT, RUN_CONTEXT_VARS, PhaseTimer, RunInputs, Say, Summary,
-                     _say, add_filter_once, compile_alongside, load_and_validate, run_context_sql, run_dbt,
-                     summarize_with)
+from .runner import (PROJECT_DIR, REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RUN_CONTEXT_VARS, PhaseTimer,
+                     RunInputs, Say, Summary, _say, add_filter_once, compile_alongside, load_and_validate,
+                     rejected_tables_sql, run_context_sql, run_dbt, stage_rejected_programs, summarize_with)
 
 TARGETS = ("duckdb", "postgres", "spark")
 PROFILE_NAME = "incentives"
@@ -415,16 +415,20 @@ def run_lock(target: str, settings: dict[str, Any]) -> Any:
 
 
 def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, threads: int = 1,
-               unit_tests: bool = False, wait: float | None = None) -> Summary:
+               unit_tests: bool = False, wait: float | None = None, skip_invalid_programs: bool = False,
+               skip_invalid_rows: bool = False) -> Summary:
     """`incentives run --target postgres|spark`: compile, validate, load, build, swap in, holding
-    the target's run lock throughout (`wait`: seconds to wait for another run's lock)."""
+    the target's run lock throughout (`wait`: seconds to wait for another run's lock; the skip
+    options as in runner.run)."""
     settings = target_settings(target)
     with run_lock(target, settings).acquire(wait):
-        return _run_target_locked(target, settings, programs, data_dir, say, threads, unit_tests)
+        return _run_target_locked(target, settings, programs, data_dir, say, threads, unit_tests,
+                                  skip_invalid_programs, skip_invalid_rows)
 
 
 def _run_target_locked(target: str, settings: dict[str, Any], programs: Path, data_dir: Path, say: Say,
-                       threads: int, unit_tests: bool) -> Summary:
+                       threads: int, unit_tests: bool, skip_invalid_programs: bool,
+                       skip_invalid_rows: bool) -> Summary:
     started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     phase = PhaseTimer()
 
@@ -438,8 +442,10 @@ def _run_target_locked(target: str, settings: dict[str, Any], programs: Path, da
         rules_dir = work / "rules"
         say(f"Compiling {programs}")
         say(f"Loading {data_dir} (validated in DuckDB)")
-        counts, sources = compile_alongside(programs, rules_dir, say, phase, "validate",
-                                            lambda: load_and_validate(scratch, data_dir))
+        (counts, sources), rejected = compile_alongside(
+            programs, rules_dir, say, phase, "validate",
+            lambda: load_and_validate(scratch, data_dir, skip_invalid_rows), skip_invalid_programs)
+        stage_rejected_programs(scratch, rejected)
         rule_names = load_rule_csvs(scratch, rules_dir)
         phase("read rules")
         say(f"  {', '.join(f'{name} {n:,}' for name, n in counts.items())}")
@@ -450,7 +456,7 @@ def _run_target_locked(target: str, settings: dict[str, Any], programs: Path, da
             warehouse.drop_schema(building + suffix)
         for suffix in ("_raw", "_rules"):
             warehouse.create_schema(building + suffix)
-        for name in counts:
+        for name in (*counts, *REJECTED_TABLES):
             warehouse.copy_from_duckdb(scratch, f"raw.{name}", building + "_raw", name)
         for name in rule_names:
             warehouse.copy_from_duckdb(scratch, f"rules.{name}", building + "_rules", name)
@@ -472,8 +478,10 @@ def _run_target_locked(target: str, settings: dict[str, Any], programs: Path, da
         run_dbt(args, None, say, threads)
         phase("build")
 
+        for sql in rejected_tables_sql(building, building + "_raw", spark=target == "spark"):
+            warehouse.execute(sql)
         row_counts = dict(counts)
-        for table in (*RESULT_TABLES, "run_warnings"):
+        for table in (*RESULT_TABLES, "run_warnings", *REJECTED_TABLES):
             row_counts[table] = int(warehouse.fetch(f"select count(*) from {building}.{table}")[0][0])
         summary = summarize_with(warehouse.fetch, building, building + "_internal")
         row = inputs.runs_row(run_id, started_at, row_counts,
