@@ -16,6 +16,7 @@ from . import __version__
 from .errors import IncentivesError
 
 TARGETS = ("duckdb", "postgres", "spark")
+EXIT_REJECTIONS = 3  # `run --skip-invalid-...` completed, but left programs or input rows out
 
 DEFAULT_SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
 
@@ -58,9 +59,29 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.target == "duckdb" and args.database is None:
         raise IncentivesError("--database FILE.duckdb is needed with the duckdb target")
-    summary = run(args.programs, args.data, args.database, threads=args.threads, target=args.target)
+    summary = run(args.programs, args.data, args.database, threads=args.threads, target=args.target,
+                  wait=args.wait, skip_invalid_programs=args.skip_invalid_programs,
+                  skip_invalid_rows=args.skip_invalid_rows)
     print(summary.render())
+    if summary.rejections:
+        programs = len({index for index, _ in summary.rejected_programs})
+        left_out = [f"{programs:,} program{'s' if programs != 1 else ''}"] if programs else []
+        left_out += ([f"{summary.rejected_rows:,} input row problem{'s' if summary.rejected_rows != 1 else ''}"]
+                     if summary.rejected_rows else [])
+        print(f"warning: completed with rejections: {' and '.join(left_out)} left out "
+              "(tables rejected_programs, rejected_rows)", file=sys.stderr)
+        return EXIT_REJECTIONS
     return 0
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds (0 or more); got {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,12 +108,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the profiles/profiles.yml target to build on: duckdb (default), postgres or spark; "
                         "postgres and spark leave the results in the target's schema")
     p.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
+    p.add_argument("--wait", type=_seconds, default=None, metavar="SECONDS",
+                   help="when another run holds the target, wait up to SECONDS for it to finish "
+                        "(default: fail at once with exit code 1)")
+    p.add_argument("--skip-invalid-programs", action="store_true",
+                   help="compute every valid program and leave out those with problems (listed in the summary and "
+                        "the table rejected_programs; exit code 3 when any) instead of refusing the run")
+    p.add_argument("--skip-invalid-rows", action="store_true",
+                   help="leave out the input rows with problems (listed in the summary and the table rejected_rows; "
+                        "exit code 3 when any) instead of refusing the run")
     p.set_defaults(func=cmd_run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: exit 0 on success, 1 with a readable message on any failure, 130 on Ctrl-C."""
+    """Entry point: exit 0 on success, 1 with a readable message on any failure, 3 when a run with
+    --skip-invalid-... left programs or rows out, 130 on Ctrl-C."""
     args = build_parser().parse_args(argv)
     with _noting_interrupts() as interrupted:
         try:

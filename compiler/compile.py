@@ -15,6 +15,7 @@ import hashlib
 import io
 import json
 import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -25,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from pydantic import TypeAdapter, ValidationError
 
 from . import qualifier as qx
-from .errors import IssueCollector, ProgramError
+from .errors import Issue, IssueCollector, ProgramError
 from .models import (
     TRANSACTION_TYPES,
     VALID_CALCULATORS,
@@ -62,6 +63,8 @@ class RuleSet:
     tables: dict[str, list[tuple[Any, ...]]] = field(default_factory=lambda: {t: [] for t in TABLES})
     programs: int = 0
     offers: int = 0
+    # compile_text(skip_invalid=True): the problems of the programs left out (see RejectedProgram)
+    rejected: list["RejectedProgram"] = field(default_factory=list)
 
     def sorted(self) -> "RuleSet":
         """De-duplicate and sort every table by `_row_key` (deterministic output)."""
@@ -210,11 +213,14 @@ def _pydantic_issues(c: IssueCollector, exc: ValidationError, index: int, raw: A
         c.add(_where(index, raw, path), message, value, expected)
 
 
-def validate(raw_programs: list[Any]) -> tuple[list[tuple[int, Program, Any]], IssueCollector]:
-    """Typed programs (with their index and raw JSON) and every issue found."""
+def validate(raw_programs: list[Any], skip: frozenset[int] = frozenset()) -> tuple[list[tuple[int, Program, Any]], IssueCollector]:
+    """Typed programs (with their index and raw JSON) and every issue found; the programs at the
+    indexes in `skip` are left out (they keep their index in the messages of the others)."""
     c = IssueCollector()
     typed: list[tuple[int, Program, Any]] = []
     for index, raw in enumerate(raw_programs):
+        if index in skip:
+            continue
         if not isinstance(raw, dict):
             c.add(f"program #{index} at programs[{index}]", "a program must be an object", raw, "an object")
             continue
@@ -681,18 +687,69 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _compile_text(text: str, source: str) -> tuple[RuleSet, IssueCollector]:
+@dataclass(frozen=True)
+class RejectedProgram:
+    """One problem of a program left out by `compile_text(skip_invalid=True)`: a row of the table
+    rejected_programs (a program with several problems has several)."""
+
+    program_index: int
+    program_key: str | None
+    json_path: str  # e.g. programs[1].qualifier
+    issue: Issue
+
+    def row(self) -> tuple[Any, ...]:
+        """(program_index, program_key, json_path, problem, bad_value, expected, message)"""
+        i = self.issue
+        return (self.program_index, self.program_key, self.json_path, i.message, i.value, i.expected, i.render())
+
+
+_PROGRAM_AT = re.compile(r"^program .*? at (programs\[(\d+)\].*)$", re.DOTALL)  # see _where
+
+
+def _rejections(raw: list[Any], errors: list[Issue]) -> list[RejectedProgram] | None:
+    """The problems of `errors` as rejections of the programs they are located in; None when one
+    of them is not located in a program (the file itself is wrong)."""
+    out = []
+    for issue in errors:
+        at = _PROGRAM_AT.match(issue.where)
+        if at is None:
+            return None
+        index = int(at.group(2))
+        key = raw[index].get("key") if isinstance(raw[index], dict) else None
+        out.append(RejectedProgram(index, key if isinstance(key, str) else None, at.group(1), issue))
+    return out
+
+
+def _compile_text(text: str, source: str, skip_invalid: bool) -> tuple[RuleSet, IssueCollector]:
     raw = parse_json(text, source)
     typed, issues = validate(raw)
+    rejected: list[RejectedProgram] = []
+    while issues.errors and skip_invalid:
+        found = _rejections(raw, issues.errors)
+        if found is None:
+            break
+        rejected += found
+        # validated again without them: a check across programs (a duplicate key) may have named
+        # a program that is left out
+        typed, issues = validate(raw, frozenset(r.program_index for r in rejected))
     if issues.errors:
         raise ProgramError(f"{source}: the programs cannot be compiled", issues.issues)
-    return generate(typed), issues
+    if rejected and not typed:
+        raise ProgramError(f"{source}: every program has problems; nothing to compute",
+                           [r.issue for r in rejected])
+    rules = generate(typed)
+    rules.rejected = sorted(set(rejected), key=lambda r: (r.program_index, r.issue))
+    return rules, issues
 
 
-def compile_text(text: str, source: str = "programs") -> tuple[RuleSet, IssueCollector]:
-    """Parse, validate and generate; raises ProgramError listing every problem at once."""
+def compile_text(text: str, source: str = "programs", skip_invalid: bool = False) -> tuple[RuleSet, IssueCollector]:
+    """Parse, validate and generate; raises ProgramError listing every problem at once.
+
+    `skip_invalid`: the programs with problems are left out instead (listed in the result's
+    `rejected`, with the messages they would have been refused with); the file is still refused
+    when it is not a catalogue of programs, or when every program has problems."""
     with gc_paused():  # the JSON values and models are freed when _compile_text returns
-        result = _compile_text(text, source)
+        result = _compile_text(text, source, skip_invalid)
     return result
 
 

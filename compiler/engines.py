@@ -35,9 +35,10 @@ from typing import Any, Iterable
 import duckdb
 
 from .errors import RunError
-from .runner import (PROJECT_DIR, RESULT_TABLES, RUN_CONTEXT, PhaseTimer, RunInputs, Say, Summary, _say,
-                     add_filter_once, build_selection, compile_alongside, load_and_validate, rule_csv_reader,
-                     run_context_sql, run_dbt, run_vars, summarize_with)
+from .runner import (PROJECT_DIR, REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, PhaseTimer, RunInputs, Say, Summary,
+                     _say, add_filter_once, build_selection, compile_alongside, load_and_validate,
+                     rejected_tables_sql, rule_csv_reader, run_context_sql, run_dbt, run_vars,
+                     stage_rejected_programs, summarize_with)
 
 TARGETS = ("duckdb", "postgres", "spark")
 PROFILE_NAME = "incentives"
@@ -374,13 +375,37 @@ def load_rule_csvs(scratch: duckdb.DuckDBPyConnection, rules_dir: Path, schema: 
 # --------------------------------------------------------------------------- run
 
 
+def run_lock(target: str, settings: dict[str, Any]) -> Any:
+    """The run lock of `target` (compiler/locks.py): an advisory lock on the schema (PostgreSQL), a
+    file lock on the metastore directory (Spark in this process: its Derby metastore admits one
+    process at a time)."""
+    from .locks import FileLock, PostgresLock
+
+    schema = str(settings["schema"])
+    if target == "postgres":
+        return PostgresLock(lambda name: Postgres({**settings, "application_name": name}).con, schema)
+    directory = spark_dir()
+    return FileLock(directory / "incentives-run.lock", f"the Spark metastore {directory} (schema {schema})")
+
+
 def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, threads: int = 1,
-               unit_tests: bool = False) -> Summary:
-    """`incentives run --target postgres|spark`: compile, validate, load, build, swap in."""
+               unit_tests: bool = False, wait: float | None = None, skip_invalid_programs: bool = False,
+               skip_invalid_rows: bool = False) -> Summary:
+    """`incentives run --target postgres|spark`: compile, validate, load, build, swap in, holding
+    the target's run lock throughout (`wait`: seconds to wait for another run's lock; the skip
+    options as in runner.run)."""
+    settings = target_settings(target)
+    with run_lock(target, settings).acquire(wait):
+        return _run_target_locked(target, settings, programs, data_dir, say, threads, unit_tests,
+                                  skip_invalid_programs, skip_invalid_rows)
+
+
+def _run_target_locked(target: str, settings: dict[str, Any], programs: Path, data_dir: Path, say: Say,
+                       threads: int, unit_tests: bool, skip_invalid_programs: bool,
+                       skip_invalid_rows: bool) -> Summary:
     started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     phase = PhaseTimer()
 
-    settings = target_settings(target)
     schema = str(settings["schema"])
     building = schema + BUILDING
     work = Path(tempfile.mkdtemp(prefix="incentives-run-"))
@@ -391,8 +416,10 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
         rules_dir = work / "rules"
         say(f"Compiling {programs}")
         say(f"Loading {data_dir} (validated in DuckDB)")
-        counts, sources = compile_alongside(programs, rules_dir, say, phase, "validate",
-                                            lambda: load_and_validate(scratch, data_dir))
+        (counts, sources), rejected = compile_alongside(
+            programs, rules_dir, say, phase, "validate",
+            lambda: load_and_validate(scratch, data_dir, skip_invalid_rows), skip_invalid_programs)
+        stage_rejected_programs(scratch, rejected)
         rule_names = load_rule_csvs(scratch, rules_dir)
         phase("read rules")
         say(f"  {', '.join(f'{name} {n:,}' for name, n in counts.items())}")
@@ -403,7 +430,7 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
             warehouse.drop_schema(building + suffix)
         for suffix in ("_raw", "_rules"):
             warehouse.create_schema(building + suffix)
-        for name in counts:
+        for name in (*counts, *REJECTED_TABLES):
             warehouse.copy_from_duckdb(scratch, f"raw.{name}", building + "_raw", name)
         for name in rule_names:
             warehouse.copy_from_duckdb(scratch, f"rules.{name}", building + "_rules", name)
@@ -422,8 +449,10 @@ def run_target(target: str, programs: Path, data_dir: Path, say: Say = _say, thr
         run_dbt(args, None, say, threads)
         phase("build")
 
+        for sql in rejected_tables_sql(building, building + "_raw", spark=target == "spark"):
+            warehouse.execute(sql)
         row_counts = dict(counts)
-        for table in (*RESULT_TABLES, "run_warnings"):
+        for table in (*RESULT_TABLES, "run_warnings", *REJECTED_TABLES):
             row_counts[table] = int(warehouse.fetch(f"select count(*) from {building}.{table}")[0][0])
         summary = summarize_with(warehouse.fetch, building, building + "_internal")
         row = inputs.runs_row(run_id, started_at, row_counts,

@@ -22,7 +22,7 @@ from typing import Any, Callable, TypeVar
 
 import duckdb
 
-from .compile import compile_text, gc_paused, write_rules
+from .compile import RejectedProgram, compile_text, gc_paused, write_rules
 from .errors import DataError, IncentivesError, IssueCollector, RunError
 from .validate_data import Source, validate_inputs
 
@@ -42,6 +42,7 @@ REQUIRED_INPUTS = ("transactions", "products")
 # of 6.6 s) and saves little (the database file is ~100 MB larger without it).
 UNCOMPRESSED_COLUMNS: dict[str, tuple[str, ...]] = {"transactions": ("transaction_id",)}
 RESULT_TABLES = ("qualification_results", "potential_earnings", "offer_results")
+SHOWN_REJECTIONS = 20  # problems of left-out programs and rows listed in the summary (all are in the tables)
 
 Say = Callable[[str], None]
 T = TypeVar("T")
@@ -169,20 +170,22 @@ class RunInputs:
                 json.dumps(row_counts, sort_keys=True), threads)
 
 
-def _compile_and_import_dbt(programs: Path, rules_dir: Path) -> tuple[str, float]:
-    """compile_programs, then import dbt: the compile's summary line and the seconds it took."""
+def _compile_and_import_dbt(programs: Path, rules_dir: Path,
+                            skip_invalid: bool) -> tuple[str, float, list[RejectedProgram]]:
+    """compile_programs, then import dbt: the compile's summary line, the seconds it took and the
+    programs left out."""
     started = time.perf_counter()
-    line = compile_programs(programs, rules_dir)
+    line, rejected = compile_programs(programs, rules_dir, skip_invalid)
     seconds = time.perf_counter() - started
     import dbt.cli.main  # noqa: F401  (what run_dbt imports; the adapters are imported by dbt)
 
-    return line, seconds
+    return line, seconds, rejected
 
 
 def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: PhaseTimer, load_phase: str,
-                      load: Callable[[], T]) -> T:
+                      load: Callable[[], T], skip_invalid_programs: bool = False) -> tuple[T, list[RejectedProgram]]:
     """Compile the programs into `rules_dir` in a thread while `load()` runs, and return what
-    `load` returned.
+    `load` returned and the programs left out (`skip_invalid_programs`, see compile_text).
 
     Loading and validating the input files is DuckDB's work, done outside Python's interpreter
     lock, so compiling (Python) and then importing dbt (about a second of Python that would
@@ -190,7 +193,7 @@ def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: PhaseTim
     fail, one error lists the problems of the programs and of the data. Phases: `compile` (the
     thread's compiling), `load_phase`, and `wait` for the thread once `load` is done."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="incentives-compile") as pool:
-        compiled = pool.submit(_compile_and_import_dbt, programs, rules_dir)
+        compiled = pool.submit(_compile_and_import_dbt, programs, rules_dir, skip_invalid_programs)
         try:
             loaded = load()
         except IncentivesError as data_error:
@@ -199,25 +202,62 @@ def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: PhaseTim
                 raise IncentivesError(f"{program_error.render()}\n{data_error.title}", data_error.issues) from None
             raise
         phase(load_phase)
-        line, seconds = compiled.result()
+        line, seconds, rejected = compiled.result()
     phase("wait")
     phase.alongside("compile", seconds)
     say(line)
-    return loaded
+    return loaded, rejected
 
 
-def compile_programs(programs: Path, rules_dir: Path) -> str:
+def compile_programs(programs: Path, rules_dir: Path,
+                     skip_invalid: bool = False) -> tuple[str, list[RejectedProgram]]:
     """Read and compile the programs file and write its rule tables into `rules_dir` (replaced);
-    returns a summary line."""
+    returns a summary line and the programs left out (`skip_invalid`, see compile_text)."""
     try:
         text = programs.read_text()
     except OSError as exc:
         raise RunError(f"cannot read the programs file {programs}: {exc.strerror}") from None
-    rules, _ = compile_text(text, str(programs))
+    rules, _ = compile_text(text, str(programs), skip_invalid)
     if rules_dir.exists():
         shutil.rmtree(rules_dir)
     write_rules(rules, rules_dir)
-    return f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows"
+    line = f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows"
+    if rules.rejected:
+        line += f"; {len({r.program_index for r in rules.rejected})} programs with problems left out"
+    return line, rules.rejected
+
+
+# The rejection tables every `incentives run` leaves next to its results (empty unless asked for
+# with --skip-invalid-programs / --skip-invalid-rows): staged in the input schema, then copied
+# into the results with the run id. Column (name, integer?) pairs.
+REJECTED_TABLES: dict[str, tuple[tuple[str, bool], ...]] = {
+    "rejected_programs": (("program_index", True), ("program_key", False), ("json_path", False), ("problem", False),
+                          ("bad_value", False), ("expected", False), ("message", False)),
+    "rejected_rows": (("table_name", False), ("file", False), ("file_row", True), ("file_line", True),
+                      ("column_name", False), ("bad_value", False), ("problem", False), ("expected", False),
+                      ("message", False)),
+}
+
+
+def stage_rejected_programs(con: Any, rejected: list[RejectedProgram], schema: str = "raw") -> None:
+    """DuckDB: `schema.rejected_programs`, the problems of the programs left out (raw.rejected_rows
+    is written by validate_inputs)."""
+    cols = ", ".join(f"{c} {'bigint' if integer else 'varchar'}" for c, integer in REJECTED_TABLES["rejected_programs"])
+    con.execute(f"create or replace table {schema}.rejected_programs ({cols})")
+    if rejected:
+        con.executemany(f"insert into {schema}.rejected_programs values ({', '.join(['?'] * 7)})",
+                        [list(r.row()) for r in rejected])
+
+
+def rejected_tables_sql(schema: str, input_schema: str, spark: bool = False) -> list[str]:
+    """SQL (DuckDB, PostgreSQL, Spark) creating `schema`'s rejection tables from the staged ones in
+    `input_schema`, each row with the run id of `input_schema.run_context`."""
+    out = []
+    for name, columns in REJECTED_TABLES.items():
+        select = ", ".join(f"cast(r.{c} as bigint) as {c}" if integer else f"r.{c}" for c, integer in columns)
+        out.append(f"create table {schema}.{name} {'using parquet ' if spark else ''}as select c.run_id, {select}"
+                   f" from {input_schema}.{name} r cross join {input_schema}.{RUN_CONTEXT} c")
+    return out
 
 
 RULES_SCHEMA_SUFFIX = "_rules"  # the seeds' schema (dbt_project.yml `+schema: rules`)
@@ -271,10 +311,14 @@ create table if not exists main.runs (
 
 
 def record_run(building: Path, previous: Path, run_id: str, started_at: dt.datetime, inputs: RunInputs,
-               input_counts: dict[str, int], threads: int) -> None:
-    """Append this run to `main.runs`, carrying over the history of the previous results file."""
+               input_counts: dict[str, int], threads: int, rejected: list[RejectedProgram] | None = None) -> None:
+    """Write the rejection tables and append this run to `main.runs`, carrying over the history of
+    the previous results file."""
     con = duckdb.connect(str(building))
     try:
+        stage_rejected_programs(con, rejected or [])
+        for sql in rejected_tables_sql("main", "raw"):
+            con.execute(sql)
         con.execute(RUNS_DDL)
         if previous.exists():
             try:
@@ -289,7 +333,7 @@ def record_run(building: Path, previous: Path, run_id: str, started_at: dt.datet
             finally:
                 con.execute("detach database if exists previous")
         counts = dict(input_counts)
-        for table in (*RESULT_TABLES, "run_warnings"):
+        for table in (*RESULT_TABLES, "run_warnings", *REJECTED_TABLES):
             counts[table] = con.execute(f"select count(*) from main.{table}").fetchone()[0]
         con.execute("insert into main.runs values (?, ?, ?, ?, ?, ?, ?, ?)",
                     list(inputs.runs_row(run_id, started_at, counts, threads)))
@@ -330,6 +374,14 @@ class Summary:
     by_strategy: list[tuple[str, int, int, str, int]]
     warnings: list[tuple[str, int, str]] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)
+    rejected_programs: list[tuple[int, str]] = field(default_factory=list)  # (program index, message)
+    rejected_rows: int = 0
+    rejected_row_messages: list[str] = field(default_factory=list)  # the first ones
+
+    @property
+    def rejections(self) -> bool:
+        """Whether programs or input rows were left out (exit code 3)."""
+        return bool(self.rejected_programs or self.rejected_rows)
 
     def render(self) -> str:
         lines = [
@@ -346,6 +398,17 @@ class Summary:
             lines.append(f"  warnings             {sum(n for _, n, _ in self.warnings):>12,}  (table run_warnings)")
             for check_name, n, example in self.warnings:
                 lines.append(f"    {check_name:<36} {n:>6,} rows, e.g. {example}")
+        if self.rejected_programs:
+            programs = len({index for index, _ in self.rejected_programs})
+            lines.append(f"  rejected programs    {programs:>12,}  (left out; table rejected_programs)")
+            lines += [f"    {message}" for _, message in self.rejected_programs[:SHOWN_REJECTIONS]]
+            if len(self.rejected_programs) > SHOWN_REJECTIONS:
+                lines.append(f"    ... {len(self.rejected_programs) - SHOWN_REJECTIONS:,} more problems in table rejected_programs")
+        if self.rejected_rows:
+            lines.append(f"  rejected rows        {self.rejected_rows:>12,}  (left out; table rejected_rows)")
+            lines += [f"    {message}" for message in self.rejected_row_messages]
+            if self.rejected_rows > len(self.rejected_row_messages):
+                lines.append(f"    ... {self.rejected_rows - len(self.rejected_row_messages):,} more in table rejected_rows")
         if self.phases:
             lines.append("  timings              " + ", ".join(f"{k} {v:.2f}s" for k, v in self.phases.items()))
         return "\n".join(lines)
@@ -378,8 +441,17 @@ def summarize_with(fetch: Callable[[str], list[Any]], schema: str = "main",
     warnings = fetch(
         "select check_name, sum(row_count), min(table_name || ' ' || column_name || ' = ' || coalesce(bad_value, ''))"
         f" from {schema}.run_warnings group by check_name order by check_name")
-    return Summary(participants, programs, offers, qualified, f"{total:,.2f}",
-                   [(s, o, q, f"{a:,.2f}", n) for s, o, q, a, n in by_strategy], [(c, int(n), e) for c, n, e in warnings])
+    summary = Summary(participants, programs, offers, qualified, f"{total:,.2f}",
+                      [(s, o, q, f"{a:,.2f}", n) for s, o, q, a, n in by_strategy],
+                      [(c, int(n), e) for c, n, e in warnings])
+    summary.rejected_programs = [(int(index), message) for index, message in fetch(
+        f"select program_index, message from {schema}.rejected_programs order by program_index, json_path")]
+    summary.rejected_rows = int(fetch(f"select count(*) from {schema}.rejected_rows")[0][0])
+    if summary.rejected_rows:
+        summary.rejected_row_messages = [m for (m,) in fetch(
+            f"select message from {schema}.rejected_rows order by table_name, file_row, column_name"
+            f" limit {SHOWN_REJECTIONS}")]
+    return summary
 
 
 def _release_dbt_database() -> None:
@@ -465,21 +537,25 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")
 
 
-def load_and_validate(con: Any, data_dir: Path) -> tuple[dict[str, int], dict[str, Source]]:
-    """load_inputs, then validate_inputs (which raises DataError listing every problem): the row
-    counts and where each table came from."""
+def load_and_validate(con: Any, data_dir: Path,
+                      skip_invalid_rows: bool = False) -> tuple[dict[str, int], dict[str, Source]]:
+    """load_inputs, then validate_inputs (which raises DataError listing every problem, or with
+    `skip_invalid_rows` moves the rows with problems into raw.rejected_rows): the row counts
+    (of the rows kept) and where each table came from."""
     counts, sources = load_inputs(con, data_dir)
-    validate_inputs(con, sources)
+    if validate_inputs(con, sources, skip_invalid_rows):
+        for name in counts:
+            counts[name] = con.execute(f"select count(*) from raw.{name}").fetchone()[0]
     return counts, sources
 
 
-def _load_building(building: Path, programs: Path, data_dir: Path,
-                   started_at: dt.datetime) -> tuple[dict[str, int], RunInputs, str]:
+def _load_building(building: Path, programs: Path, data_dir: Path, started_at: dt.datetime,
+                   skip_invalid_rows: bool = False) -> tuple[dict[str, int], RunInputs, str]:
     """Load and validate the input files into the new database file and give it the run's id:
     the row counts, the inputs' hashes and the run id."""
     con = duckdb.connect(str(building))
     try:
-        counts, sources = load_and_validate(con, data_dir)
+        counts, sources = load_and_validate(con, data_dir, skip_invalid_rows)
         inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
         run_id = inputs.run_id(started_at)
         con.execute(run_context_sql(run_id))
@@ -490,32 +566,50 @@ def _load_building(building: Path, programs: Path, data_dir: Path,
 
 
 def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, threads: int = 1,
-        unit_tests: bool = False, target: str = "duckdb") -> Summary:
+        unit_tests: bool = False, target: str = "duckdb", wait: float | None = None,
+        skip_invalid_programs: bool = False, skip_invalid_rows: bool = False) -> Summary:
     """Compile, load, build into a new file and atomically replace `database` on success.
 
+    The run holds the lock of `database` (compiler/locks.py) from before it touches anything
+    until it is done; `wait`: seconds to wait for another run's lock (None: fail at once).
+    `skip_invalid_programs`, `skip_invalid_rows`: leave out the programs or input rows with
+    problems (listed in the tables rejected_programs, rejected_rows and in the summary) instead
+    of refusing the run.
     `target` postgres or spark: the same on that profile target (compiler/engines.py), which
     builds into fresh schemas and swaps them in; `database` is not used."""
     if target != "duckdb":
         from .engines import run_target
 
-        return run_target(target, programs, data_dir, say=say, threads=threads, unit_tests=unit_tests)
+        return run_target(target, programs, data_dir, say=say, threads=threads, unit_tests=unit_tests, wait=wait,
+                          skip_invalid_programs=skip_invalid_programs, skip_invalid_rows=skip_invalid_rows)
     assert database is not None, "a DuckDB run needs a database file"
-    started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-    phase = PhaseTimer()
+    from .locks import duckdb_lock
 
     database = database.resolve()
     database.parent.mkdir(parents=True, exist_ok=True)
+    with duckdb_lock(database).acquire(wait) as lock:
+        if lock.previous_owner:
+            say(f"Taking over the lock of an ended run ({lock.previous_owner}); removing what it left")
+        return _run_locked(programs, data_dir, database, say, threads, unit_tests, skip_invalid_programs,
+                           skip_invalid_rows)
+
+
+def _run_locked(programs: Path, data_dir: Path, database: Path, say: Say, threads: int,
+                unit_tests: bool, skip_invalid_programs: bool, skip_invalid_rows: bool) -> Summary:
+    started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    phase = PhaseTimer()
+
     building = database.with_name(database.name + ".building")
     rules_dir = database.with_name(database.name + ".rules")
-    for path in (building, Path(str(building) + ".wal")):
+    for path in (building, Path(str(building) + ".wal")):  # what a killed run left (we hold the lock)
         if path.exists():
             path.unlink()
     try:
         say(f"Compiling {programs}")
         say(f"Loading {data_dir}")
-        counts, inputs, run_id = compile_alongside(
+        (counts, inputs, run_id), rejected = compile_alongside(
             programs, rules_dir, say, phase, "load",
-            lambda: _load_building(building, programs, data_dir, started_at))
+            lambda: _load_building(building, programs, data_dir, started_at, skip_invalid_rows), skip_invalid_programs)
         say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
         say(f"  run id {run_id}")
         con = duckdb.connect(str(building))
@@ -528,7 +622,7 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
         args = ["build", "--vars", json.dumps(run_vars(unit_tests)), *build_selection(unit_tests)]
         run_dbt(args, building, say, threads)
         phase("build")
-        record_run(building, database, run_id, started_at, inputs, counts, threads)
+        record_run(building, database, run_id, started_at, inputs, counts, threads, rejected)
         phase("record")
         os.replace(building, database)
         phase("swap")

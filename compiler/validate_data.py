@@ -298,12 +298,56 @@ def _issues(con: Any, c: RowCheck, count: int | None) -> list[Issue]:
     return issues
 
 
-def validate_inputs(con: Any, sources: dict[str, Source]) -> None:
-    """Run every data check on the raw tables; raise one DataError listing every problem."""
+# raw.rejected_rows: the input rows left out by validate_inputs(skip_invalid=True), one row per
+# problem (a row with two problems has two); empty otherwise
+REJECTED_ROWS_DDL = """create or replace table raw.rejected_rows (
+    table_name varchar, file varchar, file_row bigint, file_line bigint, column_name varchar,
+    bad_value varchar, problem varchar, expected varchar, message varchar)"""
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _reject(con: Any, c: RowCheck) -> None:
+    """Copy the rows of a check into raw.rejected_rows, each with its located message (as
+    Issue.render gives it: where, problem, the value quoted, what was expected)."""
+    source = c.table.source
+    value_sql = c.value_sql or f'cast("{c.column}" as varchar)'
+    csv = source.path.suffix == ".csv"
+    where = f"{_sql_text(source.path.name + ' row ')} || _row"
+    if csv:
+        where += " || ' (line ' || (_row + 1) || ')'"
+    where += f" || {_sql_text(' column ' + c.column)}"
+    got = "coalesce('; got ''' || v || '''', '')"
+    con.execute(
+        f"insert into raw.rejected_rows select {_sql_text(c.table.name)}, {_sql_text(source.path.name)}, _row,"
+        f" {'_row + 1' if csv else 'null'}, {_sql_text(c.column)}, v, {_sql_text(c.message)}, {_sql_text(c.expected)},"
+        f" {where} || {_sql_text(': ' + c.message)} || {got} || {_sql_text('; expected ' + c.expected)}"
+        f" from (select *, {value_sql} as v from raw.{c.table.name} where {c.predicate})")
+
+
+def validate_inputs(con: Any, sources: dict[str, Source], skip_invalid: bool = False) -> int:
+    """Run every data check on the raw tables; raise one DataError listing every problem.
+
+    `skip_invalid`: the rows with problems are moved out of their tables into raw.rejected_rows
+    instead (always created, empty when nothing was left out); returns how many problems it
+    holds. Every check runs on the tables as loaded, before any row is left out."""
+    con.execute(REJECTED_ROWS_DDL)
     tables = describe(con, sources)
     checks = [c for fn in CHECKS for c in fn(tables)]
     issues: list[Issue] = []
+    found: list[RowCheck] = []
     for c, count in zip(checks, _counts(con, checks)):
-        issues += _issues(con, c, count)
-    if issues:
+        check_issues = _issues(con, c, count)
+        issues += check_issues
+        if check_issues:
+            found.append(c)
+    if issues and not skip_invalid:
         raise DataError("The input data has problems; nothing was built", issues)
+    for c in found:
+        _reject(con, c)
+    for table in sorted({c.table.name for c in found}):
+        con.execute(f"delete from raw.{table} where _row in"
+                    f" (select file_row from raw.rejected_rows where table_name = {_sql_text(table)})")
+    return int(con.execute("select count(*) from raw.rejected_rows").fetchone()[0])
