@@ -194,3 +194,51 @@ def test_a_bad_input_row_fails_dbt_build_with_a_test_naming_it(tmp_path: Path, m
     ok, failed = invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))])
     assert not ok
     assert failed == ["incentives_source_is_number_incentives_transactions_transactions_amount"]
+
+
+INTEGRATION = PROJECT_DIR / "integration_tests"
+
+
+@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
+def test_integration_tests_project_installs_the_package(engine: str, tmp_path: Path, run_results: dict[str, list],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """integration_tests/: a dbt project that installs this one by a local path (packages.yml), sets
+    its vars, compiles the programs into its own seeds and runs `dbt deps && dbt build`: the same
+    results as `incentives run`, the package's tables in the schemas it names, no unit test of the
+    package in its build, a pass-through column in potential_earnings."""
+    with redirect_stdout(io.StringIO()):
+        assert main(["compile", str(EXAMPLES / "programs.json"), "--out",
+                     str(INTEGRATION / "seeds" / "incentive_rules")]) == 0
+    if engine == "duckdb":
+        database = tmp_path / "integration.duckdb"
+        monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
+        schema = "main"
+    else:
+        schema = f"{engines.target_settings(engine)['schema']}_it"
+        monkeypatch.setenv("INCENTIVES_PG_SCHEMA", schema)
+    suffixes = ("", "_incentives", "_incentives_internal", "_incentive_rules", "_rules")
+    try:
+        for command in (["deps"], ["seed", "--target", engine], ["build", "--target", engine]):
+            ok, failed = invoke_dbt(command, INTEGRATION)
+            assert ok and not failed, (command, failed)
+        from dbt.cli.main import dbtRunner
+
+        listed = dbtRunner().invoke(["ls", "--resource-type", "unit_test", "--project-dir", str(INTEGRATION),
+                                     "--profiles-dir", str(PROJECT_DIR / "profiles"), "--quiet"])
+        assert listed.success and not listed.result, listed.result  # the package's unit tests stay out
+        if engine == "duckdb":
+            con = duckdb.connect(str(database), read_only=True)
+            built = {t: [dict(zip([d[0] for d in con.description], r)) for r in
+                         con.execute(f"select * from main_incentives.{t}").fetchall()] for t in RESULT_TABLES}
+            con.close()
+        else:
+            built = engines.read_tables(engine, RESULT_TABLES, f"{schema}_incentives")
+        assert all(r["source_transaction_id"] == r["transaction_id"] for r in built["potential_earnings"])
+        for name in RESULT_TABLES:
+            assert normalized(_without(built[name], "run_id", "source_transaction_id")) == run_results[name], name
+    finally:
+        if engine != "duckdb":
+            warehouse = engines.connect(engine)
+            for suffix in suffixes:
+                warehouse.drop_schema(schema + suffix)
+            warehouse.close()

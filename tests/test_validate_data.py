@@ -114,3 +114,42 @@ def test_header_only_files(tmp_path: Path) -> None:
     finally:
         con.close()
     assert counts["transactions"] == counts["prices"] == 0
+
+
+# what each check of the CLI is called among dbt's tests on the sources (macros/tests/input_checks.sql)
+DBT_TEST_OF = {
+    "empty value": "incentives.not_empty",
+    "not a number": "incentives.is_number",
+    "not a date": "incentives.is_date",
+    "unknown transaction type": "accepted_values",
+    "duplicate transaction_id": "unique",
+    "SKU listed with different brands": "incentives.one_value_per_key",
+    "unknown property level": "incentives.property_levels",
+    "an entity-level property needs an entity_id": "incentives.property_levels",
+    "a transaction-level property needs a transaction_id": "incentives.property_levels",
+    "price period ends before it starts": "incentives.ends_after_start",
+}
+# checks about one column that dbt's test declares on another column of the same rows
+DBT_COLUMN_OF = {("properties", "entity_id"): "level", ("properties", "transaction_id"): "level"}
+
+
+def test_every_input_check_of_the_cli_is_a_dbt_test_on_the_sources() -> None:
+    """`dbt build` alone refuses what `incentives run` refuses: every registered check of
+    compiler/validate_data.py is declared as a data test on its source column."""
+    import yaml
+
+    from compiler.runner import INPUT_COLUMNS, PROJECT_DIR
+    from compiler.validate_data import CHECKS
+
+    tables = {name: Table(Source(name, Path(f"{name}.csv")), {c: "VARCHAR" for c in columns})
+              for name, columns in INPUT_COLUMNS.items()}
+    cli = {(c.table.name, DBT_COLUMN_OF.get((c.table.name, c.column), c.column), DBT_TEST_OF[c.message])
+           for fn in CHECKS for c in fn(tables)}
+    declared = set()
+    for source in yaml.safe_load((PROJECT_DIR / "models" / "staging" / "_sources.yml").read_text())["sources"]:
+        for table in source["tables"]:
+            for column in table.get("columns", []):
+                for test in column.get("data_tests", []):
+                    declared.add((table["name"], column["name"], test if isinstance(test, str) else next(iter(test))))
+    assert cli, "no CLI check found"
+    assert cli <= declared, sorted(cli - declared)
