@@ -68,9 +68,9 @@ final as (
         {{ incentives.multiply_divide('quantity', '1', 'overlap', 'set_coverage', 10) }} as quantity,
         {{ incentives.multiply_divide('value', '1', 'overlap', 'set_coverage', 10) }} as value,
         cast(null as {{ incentives.type_measure() }}) as share_total,
-        coverage,
-        overlap,
-        set_coverage
+        {{ incentives.cast_measure('coverage') }} as coverage,
+        {{ incentives.cast_measure('overlap') }} as overlap,
+        {{ incentives.cast_measure('set_coverage') }} as set_coverage
     from contributions
 )
 
