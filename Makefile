@@ -21,7 +21,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,postgres,spark]"
+	$(BIN)/python -m pip install --quiet -e ".[test,postgres,spark,spark_thrift]"
 	touch $(STAMP)
 
 run: install
