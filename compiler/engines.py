@@ -518,6 +518,8 @@ def _first_line(exc: BaseException) -> str:
     if match:
         text = match.group(1).encode().decode("unicode_escape", errors="replace")
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0] in ("Database Error", "Runtime Error"):  # dbt's heading
+        lines = lines[1:]
     return lines[0] if lines else type(exc).__name__
 
 

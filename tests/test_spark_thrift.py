@@ -156,14 +156,14 @@ def test_values_copy_keeps_text_exactly() -> None:
     assert [v for _, v in got] == texts
 
 
-def test_server_not_running_is_a_readable_error(monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("INCENTIVES_SPARK_THRIFT_PORT", "1")
-    monkeypatch.setenv("INCENTIVES_SPARK_THRIFT_CONNECT_RETRIES", "0")
-    code = main(["compile", str(EXAMPLES / "programs.json"), "--out", str(PROJECT_DIR / "out" / "rules-unreachable"),
-                 "--target", ENGINE])
-    err = capsys.readouterr().err
-    assert code == 1, err
-    assert "cannot connect to the Spark Thrift server at 127.0.0.1:1" in err
-    assert "scripts/start-spark-cluster.sh" in err and "Traceback" not in err
-
+def test_server_not_running_is_a_readable_error(tmp_path: Path) -> None:
+    """The command as a person runs it (a process of its own), with no server at the port."""
+    env = {**os.environ, "INCENTIVES_SPARK_THRIFT_PORT": "1", "INCENTIVES_SPARK_THRIFT_CONNECT_RETRIES": "0"}
+    incentives = PROJECT_DIR / ".venv" / "bin" / "incentives"
+    done = subprocess.run([str(incentives) if incentives.exists() else "incentives", "compile",
+                           str(EXAMPLES / "programs.json"), "--out", str(tmp_path / "rules"), "--target", ENGINE],
+                          cwd=PROJECT_DIR, env=env, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert ("error: cannot connect to the Spark Thrift server at 127.0.0.1:1 (target spark_thrift of "
+            "profiles/profiles.yml; scripts/start-spark-cluster.sh starts a local one): failed to connect") in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
