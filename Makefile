@@ -2,16 +2,18 @@
 #                dbt-postgres and dbt-spark[session] (pyspark)
 # make run     : the example end to end, prints the summary
 # make test    : installs, starts the engines, then every test (pytest: compiler, dbt unit tests,
-#                end to end, differential) on DuckDB, PostgreSQL and Spark
-# make engines : only starts PostgreSQL (scripts/start-postgres.sh: Debian's package, 127.0.0.1) and
-#                checks Java for Spark (scripts/ensure-java.sh)
-# INCENTIVES_ENGINES=duckdb make test  runs the engine tests on DuckDB only (default: all three)
+#                end to end, differential) on DuckDB, PostgreSQL, Spark in-process and a Spark Thrift
+#                server on a standalone cluster; stops the cluster it started at the end
+# make engines : only starts PostgreSQL (scripts/start-postgres.sh: Debian's package, 127.0.0.1),
+#                checks Java for Spark (scripts/ensure-java.sh) and starts the local Spark cluster
+#                and its Thrift server (scripts/start-spark-cluster.sh; stop: scripts/stop-spark-cluster.sh)
+# INCENTIVES_ENGINES=duckdb make test  runs the engine tests on DuckDB only (default: all four)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-INCENTIVES_ENGINES ?= duckdb,postgres,spark
+INCENTIVES_ENGINES ?= duckdb,postgres,spark,spark_thrift
 export INCENTIVES_ENGINES
 
 .PHONY: install run test compile clean engines
@@ -21,7 +23,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,postgres,spark]"
+	$(BIN)/python -m pip install --quiet -e ".[test,postgres,spark,spark_thrift]"
 	touch $(STAMP)
 
 run: install
@@ -37,9 +39,17 @@ endif
 ifneq (,$(findstring spark,$(INCENTIVES_ENGINES)))
 	scripts/ensure-java.sh
 endif
+ifneq (,$(findstring spark_thrift,$(INCENTIVES_ENGINES)))
+	scripts/start-spark-cluster.sh
+endif
 
+# the cluster is stopped whatever pytest's outcome (pytest's exit code is make's)
 test: install engines
+ifneq (,$(findstring spark_thrift,$(INCENTIVES_ENGINES)))
+	status=0; $(BIN)/python -m pytest || status=$$?; scripts/stop-spark-cluster.sh; exit $$status
+else
 	$(BIN)/python -m pytest
+endif
 
 clean:
-	rm -rf $(VENV) out target logs .pytest_cache .hypothesis spark
+	rm -rf $(VENV) out target logs .pytest_cache .hypothesis spark spark-cluster

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 from . import __version__
 from .errors import IncentivesError
 
-TARGETS = ("duckdb", "postgres", "spark")
+TARGETS = ("duckdb", "postgres", "spark", "spark_thrift")
 EXIT_REJECTIONS = 3  # `run --skip-invalid-...` completed, but left programs or input rows out
 
 DEFAULT_SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
@@ -100,13 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("programs", type=Path)
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("run", help="compile, load input files, dbt build into a DuckDB file (or PostgreSQL, Spark)")
+    p = sub.add_parser("run", help="compile, load input files, dbt build into a DuckDB file (or PostgreSQL, Spark, a Spark Thrift server)")
     p.add_argument("--programs", type=Path, required=True, help="GET /programs JSON file")
     p.add_argument("--data", type=Path, required=True, help="folder with transactions and products (.csv or .parquet) and the optional inputs")
     p.add_argument("--database", type=Path, help="DuckDB file that receives the results (duckdb target)")
     p.add_argument("--target", choices=TARGETS, default="duckdb",
-                   help="the profiles/profiles.yml target to build on: duckdb (default), postgres or spark; "
-                        "postgres and spark leave the results in the target's schema")
+                   help="the profiles/profiles.yml target to build on: duckdb (default), postgres, spark or "
+                        "spark_thrift (a Spark Thrift server); the others leave the results in the target's schema")
     p.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
     p.add_argument("--wait", type=_seconds, default=None, metavar="SECONDS",
                    help="when another run holds the target, wait up to SECONDS for it to finish "

@@ -11,12 +11,17 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # The engine tests build into their own PostgreSQL schema and their own Spark metastore and
-# warehouse (a temporary folder), never into what `incentives run --target ...` left for a person.
-# One schema per pytest process, so that test runs sharing a server do not meet.
+# warehouse (a temporary folder), and their own databases of the Spark Thrift server, never into what
+# `incentives run --target ...` left for a person. One schema per pytest process, so that test runs
+# sharing a server do not meet.
 _PG_SCHEMA = None
 if not os.environ.get("INCENTIVES_PG_SCHEMA"):
     _PG_SCHEMA = f"incentives_test_{os.getpid()}"
     os.environ["INCENTIVES_PG_SCHEMA"] = _PG_SCHEMA
+_SPARK_THRIFT_SCHEMA = None
+if not os.environ.get("INCENTIVES_SPARK_THRIFT_SCHEMA"):
+    _SPARK_THRIFT_SCHEMA = f"incentives_test_{os.getpid()}"
+    os.environ["INCENTIVES_SPARK_THRIFT_SCHEMA"] = _SPARK_THRIFT_SCHEMA
 _SPARK_DIR = None
 if not os.environ.get("INCENTIVES_SPARK_DIR"):
     _SPARK_DIR = tempfile.mkdtemp(prefix="incentives-spark-tests-")
@@ -37,8 +42,8 @@ def _engine_of(item) -> str:
         for key in ("engine", "target"):
             if key in callspec.params:
                 return str(callspec.params[key])
-    for engine in ("postgres", "spark"):
-        if engine in item.name:
+    for engine in ("postgres", "spark_thrift", "spark"):
+        if engine in item.nodeid:
             return engine
     return "duckdb (all other tests)"
 
@@ -62,12 +67,14 @@ def pytest_terminal_summary(terminalreporter):
     for engine, seconds in sorted(_ENGINE_TIME.items(), key=lambda kv: -kv[1]):
         terminalreporter.write_line(f"  {engine:<26} {seconds:8.1f}s  ({_ENGINE_TESTS[engine]} tests)")
     terminalreporter.write_line(f"  {'total (wall)':<26} {time.perf_counter() - _STARTED:8.1f}s")
-    terminalreporter.write_line(f"  engines: {os.environ.get('INCENTIVES_ENGINES', 'duckdb,postgres,spark')}")
+    terminalreporter.write_line(f"  engines: {os.environ.get('INCENTIVES_ENGINES', 'duckdb,postgres,spark,spark_thrift')}")
 
 
 def pytest_sessionfinish(session, exitstatus):
     if _SPARK_DIR:
         shutil.rmtree(_SPARK_DIR, ignore_errors=True)
+    if _SPARK_THRIFT_SCHEMA and "spark_thrift" in os.environ.get("INCENTIVES_ENGINES", "spark_thrift"):
+        _drop_thrift_databases(_SPARK_THRIFT_SCHEMA)
     if _PG_SCHEMA and "postgres" in os.environ.get("INCENTIVES_ENGINES", "postgres"):
         try:
             from compiler.engines import connect
@@ -82,3 +89,19 @@ def pytest_sessionfinish(session, exitstatus):
                 warehouse.drop_schema(schema)
         finally:
             warehouse.close()
+
+
+def _drop_thrift_databases(prefix: str) -> None:
+    """Drop the databases this session created on the Spark Thrift server (`prefix`, `prefix_*`)."""
+    try:
+        from compiler.engines import connect
+
+        warehouse = connect("spark_thrift")
+    except Exception:  # no server: nothing was created
+        return
+    try:
+        for (name,) in warehouse.fetch("show databases"):
+            if name == prefix or name.startswith(prefix + "_"):
+                warehouse.drop_schema(name)
+    finally:
+        warehouse.close()

@@ -1,9 +1,10 @@
 """Run the real engine (compile + load + dbt build) on in-memory programs and tables, on DuckDB,
-PostgreSQL or Spark (`target`).
+PostgreSQL, Spark in-process or a Spark Thrift server on a standalone cluster (`target`).
 
-INCENTIVES_ENGINES (default duckdb,postgres,spark) lists the engines the engine tests run on.
-An engine listed there must work: its tests fail, never skip, when its server or pyspark is missing
-(`make test` starts PostgreSQL and checks Java first). Leave an engine out to skip its tests.
+INCENTIVES_ENGINES (default duckdb,postgres,spark,spark_thrift) lists the engines the engine tests
+run on. An engine listed there must work: its tests fail, never skip, when its server or pyspark is
+missing (`make test` starts PostgreSQL and the Spark cluster and checks Java first). Leave an engine
+out to skip its tests.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import duckdb
 
 from compiler.runner import INPUT_COLUMNS, RESULT_TABLES, run
 
-ALL_ENGINES = ("duckdb", "postgres", "spark")
+ALL_ENGINES = ("duckdb", "postgres", "spark", "spark_thrift")
 ENGINES = tuple(e for e in ALL_ENGINES
                 if e in {x.strip() for x in os.environ.get("INCENTIVES_ENGINES", ",".join(ALL_ENGINES)).split(",")})
 

@@ -1,7 +1,9 @@
-"""`incentives run --target postgres|spark` end to end, on the example: the same summary and the same
+"""`incentives run --target postgres|spark|spark_thrift` end to end, on the example: the same summary and the same
 rows as on DuckDB in every result table, the runs history, a failed run that leaves the previous
 results as they were, and the dbt unit tests on PostgreSQL and Spark (`dbt build` alone against
-tables of one's own: tests/test_dbt_package.py).
+tables of one's own: tests/test_dbt_package.py). The Spark Thrift server's own cases (a build that
+fails on the server, `dbt build` alone against tables created through it) are in
+tests/test_spark_thrift.py.
 
 The engines come from INCENTIVES_ENGINES (tests/harness.py): an engine listed there must work.
 """
@@ -29,7 +31,9 @@ from tests.harness import ENGINES, engine_params, normalized, read_results
 
 EXAMPLES = PROJECT_DIR / "examples"
 TABLES = (*RESULT_TABLES, "stack_coverage", "run_warnings")
-OTHER_ENGINES = engine_params(("postgres", "spark"))
+OTHER_ENGINES = engine_params(("postgres", "spark", "spark_thrift"))
+# the dbt unit tests check the engine's SQL: the Thrift server runs the same spark__ macros as Spark in-process
+UNIT_TEST_ENGINES = engine_params(("postgres", "spark"))
 
 
 def _summary(out: str) -> list[str]:
@@ -172,7 +176,7 @@ def test_bad_data_is_refused_before_loading(engine: str, tmp_path: Path, capsys:
 NODE_LINE = re.compile(r"^\s*\[\s*\d+\]\s+(?P<type>\S+)\s+(?P<name>\S+)\s+(?P<status>\S+)\s*$")
 
 
-@pytest.mark.parametrize("engine", OTHER_ENGINES)
+@pytest.mark.parametrize("engine", UNIT_TEST_ENGINES)
 def test_dbt_unit_tests_pass(engine: str, tmp_path: Path) -> None:
     """The dbt unit tests (rounding, division, every qualification type and calculator) on the
     engine's own SQL. dbt reads the column types of the mocked models from the database, so every

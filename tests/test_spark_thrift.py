@@ -1,0 +1,164 @@
+"""Spark as teams run it: a standalone cluster behind a Spark Thrift server (target spark_thrift,
+started by scripts/start-spark-cluster.sh, which `make test` runs).
+
+- a few differential cases: the same random programs and data on DuckDB and through the Thrift
+  server, both equal to the oracle and to each other in every column (the worked examples and the
+  example run are in test_worked_examples.py and test_engines.py, parametrized over the engines);
+- a build that fails on the server (a damaged rule table) leaves the previous results readable;
+- the README's path for data already in the warehouse: tables created through the server,
+  `incentives compile` (the rule tables as seeds), then `dbt build --target spark_thrift` alone.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from compiler import engines
+from compiler.cli import main
+from compiler.runner import PROJECT_DIR, load_inputs
+from tests import test_differential
+from tests.harness import ENGINES
+from tests.test_engines import EXAMPLES, TABLES, _rows, duckdb_example  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.skipif("spark_thrift" not in ENGINES, reason="spark_thrift is not in INCENTIVES_ENGINES")
+ENGINE = "spark_thrift"
+
+test_differential.ENGINE_EXAMPLES[ENGINE] = int(os.environ.get("INCENTIVES_DIFF_EXAMPLES_SPARK_THRIFT", "2"))
+test_spark_thrift_agrees_with_duckdb_and_oracle = test_differential._engines_agree(ENGINE)
+
+
+def _schema() -> str:
+    return str(engines.target_settings(ENGINE)["schema"])
+
+
+def test_failed_build_on_the_server_keeps_previous_results(duckdb_example: tuple, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A rule table the server cannot read (a rate that is not a number: ANSI mode fails the cast)
+    fails `incentives run` inside dbt build, on the cluster; the previous results stay as they were."""
+    if not _has_results():
+        assert main(["run", "--target", ENGINE, "--programs", str(EXAMPLES / "programs.json"),
+                     "--data", str(EXAMPLES / "data")]) == 0
+    before = engines.read_tables(ENGINE, TABLES)
+    capsys.readouterr()
+    original = engines.load_rule_csvs
+
+    def damaged(scratch: duckdb.DuckDBPyConnection, rules_dir: Path, schema: str = "rules") -> list[str]:
+        names = original(scratch, rules_dir, schema)
+        scratch.execute(f"update {schema}.standard_rates set rate = 'three percent'")
+        return names
+
+    monkeypatch.setattr(engines, "load_rule_csvs", damaged)
+    code = main(["run", "--target", ENGINE, "--programs", str(EXAMPLES / "programs.json"),
+                 "--data", str(EXAMPLES / "data")])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "dbt build failed; the previous results are unchanged" in err
+    assert "three percent" in err and "Traceback" not in err
+    monkeypatch.undo()
+    assert _rows(engines.read_tables(ENGINE, TABLES)) == _rows(before)
+    warehouse = engines.connect(ENGINE)
+    try:
+        assert not any(warehouse.schema_exists(f"{_schema()}__building{x}") for x in engines.SCHEMA_SUFFIXES)
+    finally:
+        warehouse.close()
+
+
+def _has_results() -> bool:
+    try:
+        return bool(engines.read_tables(ENGINE, ("offer_results",))["offer_results"])
+    except Exception:  # no results table yet
+        return False
+
+
+# the input contract, typed as a warehouse holds it
+TYPED = {
+    "transactions": "transaction_id, entity_id, transaction_type, cast(transaction_date as date) as transaction_date, "
+                    "sku_key, cast(quantity as decimal(18,4)) as quantity, uom_key, "
+                    "cast(amount as decimal(18,4)) as amount",
+    "prices": "sku_key, cast(price as decimal(18,4)) as price, cast(start_date as date) as start_date, "
+              "cast(end_date as date) as end_date",
+}
+
+
+def test_compile_then_dbt_build_alone_on_tables_created_through_the_server(
+        tmp_path: Path, duckdb_example: tuple, capsys: pytest.CaptureFixture[str]) -> None:
+    """README (Spark cluster): the inputs are tables of the warehouse, created through the Thrift
+    server; `incentives compile` writes the rule tables as seeds; `dbt build --target spark_thrift`,
+    run on its own as a person would, loads them and builds the results, identical to DuckDB's."""
+    schema = _schema()
+    own, staging, manual = f"{schema}_own", f"{schema}_own_load", f"{schema}_manual"
+    warehouse = engines.connect(ENGINE)
+    try:
+        for name in (own, staging, manual, f"{manual}_internal"):
+            warehouse.drop_schema(name)
+        warehouse.create_schema(own)
+        warehouse.create_schema(staging)
+        scratch = duckdb.connect()
+        counts, _ = load_inputs(scratch, EXAMPLES / "data")
+        for name in counts:
+            warehouse.copy_from_duckdb(scratch, f"raw.{name}", staging, name)
+            columns = TYPED.get(name) or ", ".join(c for c in engines._text_columns(scratch, f"raw.{name}") if c != "_row")
+            warehouse.execute(f"create table {own}.{name} using parquet as select {columns} from {staging}.{name}")
+        scratch.close()
+        warehouse.drop_schema(staging)
+
+        with redirect_stdout(io.StringIO()):  # the rule tables as seeds (what seeds/ already holds)
+            assert main(["compile", str(EXAMPLES / "programs.json")]) == 0
+
+        # the README's command, in a process of its own (the results go to the target's schema)
+        env = {**os.environ, "INCENTIVES_SPARK_THRIFT_SCHEMA": manual}
+        dbt = Path(PROJECT_DIR / ".venv" / "bin" / "dbt")
+        command = [str(dbt) if dbt.exists() else "dbt", "build", "--target", ENGINE, "--project-dir", ".",
+                   "--profiles-dir", "profiles", "--vars", json.dumps({"input_schema": own})]
+        done = subprocess.run(command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout[-3000:]
+        results = {t: warehouse.fetch_dicts(f"select * from {manual}.{t}") for t in TABLES}
+        assert _rows(results) == duckdb_example[1]
+    finally:
+        for name in (own, staging, manual, f"{manual}_internal", f"{manual}_rules"):
+            warehouse.drop_schema(name)
+        warehouse.close()
+
+
+def test_values_copy_keeps_text_exactly() -> None:
+    """Tables sent as `insert ... values` (a server without shared files): quotes, backslashes,
+    empty text and NULL arrive as they were."""
+    schema = f"{_schema()}_values"
+    texts = ["it's", "back\\slash", "", None, "two\nlines", "ünïcödé", "'; drop table x; --"]
+    scratch = duckdb.connect()
+    scratch.execute("create table t as select row_number() over () as _row, v from unnest(?::varchar[]) as u(v)",
+                    [texts])
+    warehouse = engines.connect(ENGINE)
+    assert isinstance(warehouse, engines.SparkThrift)
+    warehouse.shared_dir = None
+    try:
+        warehouse.drop_schema(schema)
+        warehouse.create_schema(schema)
+        warehouse.copy_from_duckdb(scratch, "t", schema, "t")
+        got = warehouse.fetch(f"select _row, v from {schema}.t order by _row")
+    finally:
+        warehouse.drop_schema(schema)
+        warehouse.close()
+        scratch.close()
+    assert [v for _, v in got] == texts
+
+
+def test_server_not_running_is_a_readable_error(tmp_path: Path) -> None:
+    """The command as a person runs it (a process of its own), with no server at the port."""
+    env = {**os.environ, "INCENTIVES_SPARK_THRIFT_PORT": "1", "INCENTIVES_SPARK_THRIFT_CONNECT_RETRIES": "0"}
+    incentives = PROJECT_DIR / ".venv" / "bin" / "incentives"
+    done = subprocess.run([str(incentives) if incentives.exists() else "incentives", "compile",
+                           str(EXAMPLES / "programs.json"), "--out", str(tmp_path / "rules"), "--target", ENGINE],
+                          cwd=PROJECT_DIR, env=env, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert ("error: cannot connect to the Spark Thrift server at 127.0.0.1:1 (target spark_thrift of "
+            "profiles/profiles.yml; scripts/start-spark-cluster.sh starts a local one): failed to connect") in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
