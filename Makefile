@@ -7,7 +7,8 @@
 # make engines : only starts PostgreSQL (scripts/start-postgres.sh: Debian's package, 127.0.0.1),
 #                checks Java for Spark (scripts/ensure-java.sh) and starts the local Spark cluster
 #                and its Thrift server (scripts/start-spark-cluster.sh; stop: scripts/stop-spark-cluster.sh)
-# INCENTIVES_ENGINES=duckdb make test  runs the engine tests on DuckDB only (default: all four)
+# make test-quick : DuckDB only (INCENTIVES_ENGINES=duckdb make test), for your own loop
+# INCENTIVES_ENGINES=duckdb,postgres make test  runs the engine tests on those only (default: all four)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -16,7 +17,7 @@ STAMP  := $(VENV)/.installed-stamp
 INCENTIVES_ENGINES ?= duckdb,postgres,spark,spark_thrift
 export INCENTIVES_ENGINES
 
-.PHONY: install run test compile clean engines
+.PHONY: install run test test-quick compile clean engines
 
 install: $(STAMP)
 
@@ -50,6 +51,9 @@ ifneq (,$(findstring spark_thrift,$(INCENTIVES_ENGINES)))
 else
 	$(BIN)/python -m pytest
 endif
+
+test-quick: install
+	INCENTIVES_ENGINES=duckdb $(BIN)/python -m pytest
 
 clean:
 	rm -rf $(VENV) out target logs .pytest_cache .hypothesis spark spark-cluster
