@@ -204,7 +204,7 @@ def seeds_yaml() -> str:
 
     lines.append(f"  - name: {CATALOGUE}")
     lines.append(f"    description: {_quote('The compile the rule tables come from: one row.')}")
-    columns(CATALOGUE_COLUMNS, CATALOGUE, ())
+    columns(CATALOGUE_COLUMNS, CATALOGUE, (CATALOGUE_HASH,))
     for table in RULE_TABLES:
         lines.append(f"  - name: {table.name}")
         lines.append(f"    description: {_quote(table.description)}")

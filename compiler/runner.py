@@ -298,9 +298,11 @@ def run_vars(unit_tests: bool, **schemas: str) -> dict[str, Any]:
 def build_selection(unit_tests: bool) -> list[str]:
     """What `incentives run` builds: every model and data test, not the seeds (the run loaded
     its own rule tables where the seeds go; their data tests still run on them), not the staging
-    data tests (validate_inputs checked the same on the files), unit tests only when asked."""
+    data tests (validate_inputs checked the same on the files), not the models' primary-key tests
+    tagged model_key (keys the SQL itself guarantees, checked by `dbt build` alone and the unit
+    tests; here they would scan the largest tables again on every run), unit tests only when asked."""
     return ["--select", "resource_type:model", "resource_type:test", *(["resource_type:unit_test"] if unit_tests else []),
-            "--exclude", "test_type:data,path:models/staging"]
+            "--exclude", "test_type:data,path:models/staging", "tag:model_key"]
 
 
 RUNS_DDL = """

@@ -146,7 +146,10 @@ def test_every_input_check_of_the_cli_is_a_dbt_test_on_the_sources() -> None:
     cli = {(c.table.name, DBT_COLUMN_OF.get((c.table.name, c.column), c.column), DBT_TEST_OF[c.message])
            for fn in CHECKS for c in fn(tables)}
     declared = set()
-    for source in yaml.safe_load((PROJECT_DIR / "models" / "staging" / "_sources.yml").read_text())["sources"]:
+    sources = [source for path in sorted((PROJECT_DIR / "models" / "staging").glob("*/_*.yml"))
+               for source in yaml.safe_load(path.read_text()).get("sources", [])]
+    assert len(sources) == len(INPUT_COLUMNS), [s["name"] for s in sources]
+    for source in sources:
         for table in source["tables"]:
             for column in table.get("columns", []):
                 for test in column.get("data_tests", []):

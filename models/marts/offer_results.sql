@@ -13,7 +13,7 @@ stepped as (
 ),
 
 stack_coverage as (
-    select * from {{ ref('stack_coverage') }}
+    select * from {{ ref('int_stack_coverage') }}
 ),
 
 stacked as (

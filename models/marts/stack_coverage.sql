@@ -1,55 +1,21 @@
 -- Stacked offers, for BI: one row per participant x stacked offer x stack x SKU set (every
 -- evaluated participant, qualified or not) with the set's coverage units and the stack's overlap
--- (the coverage that earns).
-with evaluated as (
-    select * from {{ ref('int_offer_status') }}
-    where strategy_key = 'stacked'
-),
-
-set_skus as (
-    select * from {{ ref('stg_rules__stacked_set_skus') }}
-),
-
-stacks as (
-    select * from {{ ref('stg_rules__stacked_stacks') }}
-),
-
-transactions as (
-    select * from {{ ref('int_transactions') }}
-),
-
-set_transactions as (
-    {{ incentives._stacked_set_transactions('evaluated') }}
-),
-
-set_coverage as (
-    {{ incentives._stacked_set_coverage() }}
-),
-
-stack_overlap as (
-    {{ incentives._stacked_overlap('evaluated') }}
+-- (the coverage that earns); computed in int_stack_coverage, which offer_results reads too.
+with stack_coverage as (
+    select * from {{ ref('int_stack_coverage') }}
 ),
 
 final as (
     select
-        evaluated.entity_id,
-        evaluated.program_key,
-        evaluated.offer_key,
-        stacks.stack_key,
-        stacks.set_key,
-        {{ incentives.cast_measure('coalesce(set_coverage.set_coverage, 0)') }} as set_coverage,
-        {{ incentives.cast_measure('stack_overlap.overlap') }} as overlap,
+        entity_id,
+        program_key,
+        offer_key,
+        stack_key,
+        set_key,
+        set_coverage,
+        overlap,
         {{ incentives.run_id() }} as run_id
-    from evaluated
-    inner join stacks on stacks.offer_key = evaluated.offer_key
-    inner join stack_overlap
-        on stack_overlap.entity_id = evaluated.entity_id
-        and stack_overlap.offer_key = evaluated.offer_key
-        and stack_overlap.stack_key = stacks.stack_key
-    left join set_coverage
-        on set_coverage.entity_id = evaluated.entity_id
-        and set_coverage.offer_key = evaluated.offer_key
-        and set_coverage.set_key = stacks.set_key
+    from stack_coverage
 )
 
 select * from final
