@@ -39,7 +39,7 @@ import duckdb
 from .errors import RunError
 from .runner import (PROJECT_DIR, REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, PhaseTimer, RunInputs, Say, Summary,
                      _say, add_filter_once, build_selection, compile_alongside, load_and_validate,
-                     rejected_tables_sql, rule_csv_reader, run_context_sql, run_dbt, run_vars,
+                     rejected_tables_sql, load_rule_tables, run_context_sql, run_dbt, run_vars,
                      stage_rejected_programs, summarize_with)
 
 TARGETS = ("duckdb", "postgres", "spark", "spark_thrift")
@@ -554,12 +554,7 @@ def connect(target: str, settings: dict[str, Any] | None = None) -> Warehouse:
 def load_rule_csvs(scratch: duckdb.DuckDBPyConnection, rules_dir: Path, schema: str = "rules") -> list[str]:
     """Read the compiled rule CSVs (the seeds) into the scratch DuckDB as text, to copy them to the
     target exactly as written (the staging models cast them)."""
-    scratch.execute(f"create schema if not exists {schema}")
-    names = []
-    for path in sorted(rules_dir.glob("*.csv")):
-        names.append(path.stem)
-        scratch.execute(f"create or replace table {schema}.{path.stem} as select * from {rule_csv_reader(path, typed=False)}")
-    return names
+    return load_rule_tables(scratch, rules_dir, schema, typed=False)
 
 
 # --------------------------------------------------------------------------- run

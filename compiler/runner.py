@@ -279,14 +279,15 @@ def rule_csv_reader(path: Path, typed: bool = True) -> str:
             f"columns = {{{types}}})")
 
 
-def load_rule_tables(con: Any, rules_dir: Path, schema: str) -> list[str]:
+def load_rule_tables(con: Any, rules_dir: Path, schema: str, typed: bool = True) -> list[str]:
     """Create `schema` in a DuckDB connection with one table per compiled rule CSV (what `dbt seed`
-    would load, without its CSV parsing in Python): the table names."""
+    would load, without its CSV parsing in Python; `typed=False`: every column as text, to copy
+    to another engine exactly as written): the table names."""
     con.execute(f"create schema if not exists {schema}")
     names = []
     for path in sorted(rules_dir.glob("*.csv")):
         names.append(path.stem)
-        con.execute(f"create or replace table {schema}.{path.stem} as select * from {rule_csv_reader(path)}")
+        con.execute(f"create or replace table {schema}.{path.stem} as select * from {rule_csv_reader(path, typed)}")
     return names
 
 
