@@ -36,7 +36,7 @@ cast(round({{ expr }}, {{ scale }}) as decimal(38,{{ scale }}))
     the denominator is 0. `terms` is a list of [x, y] pairs ([x, '1'] for one factor). Every operand
     is a decimal of at most 10 places, so the numerator is exact: nothing is rounded before the
     division. Exact for |numerator| < 10^18, |multiplier| and |denominator| < 10^9 and a quotient
-    below 10^18 (Spark: also |multiplier / denominator| < 10^9, its integer quotients keep 28
+    below 5 x 10^17 (Spark: also |multiplier / denominator| < 10^9, its integer quotients keep 28
     digits); outside these DuckDB and Spark fail the build (overflow), never return a wrong
     digit. PostgreSQL's numeric has no such bound.
 
@@ -68,9 +68,10 @@ cast(case when {{ d }} = 0 then null
     T = floor(P x o / s) is found in two limbs of P (B = 10^19) so that no product exceeds 10^38:
       P = p1 B + p0;  p1 o = qa s + ra;  ra B = qb s + rb;  p0 o = qc s + rc
       T = qa B + qb + qc + floor((rb + rc) / s)
-    The quotient is T / 10^(20 - scale) plus less than one unit of T, so it rounds up exactly when
-    T mod 10^(20 - scale) >= 10^(20 - scale) / 2 (a tie rounds away from zero). `int` is the
-    engine's integer type, `idiv(a, b)` its exact integer division. -#}
+    The quotient is T / U (U = 10^(20 - scale)) plus less than one unit of T, so rounded half
+    away from zero it is floor((2T + U) / 2U): T appears once (Spark's integer division repeats
+    its dividend, and long expressions cost Spark memory in planning). `int` is the engine's
+    integer type, `idiv(a, b)` its exact integer division. -#}
 {% macro _quotient_in_limbs(terms, multiplier, denominator, scale, int, idiv) -%}
 {%- set ten10 = "cast(10000000000 as " ~ int ~ ")" -%}
 {%- set parts = [] -%}
@@ -92,7 +93,7 @@ cast(case when {{ d }} = 0 then null
 {%- set t = "(" ~ idiv(a, s) ~ " * " ~ b ~ " + " ~ idiv("(" ~ ra ~ " * " ~ b ~ ")", s) ~ " + " ~ idiv(c, s)
     ~ " + " ~ idiv("((" ~ ra ~ " * " ~ b ~ ") % " ~ s ~ " + " ~ c ~ " % " ~ s ~ ")", s) ~ ")" -%}
 {%- set u = "cast(1" ~ ("0" * (20 - scale)) ~ " as " ~ int ~ ")" -%}
-{%- set rounded = "(" ~ idiv(t, u) ~ " + case when (" ~ t ~ " % " ~ u ~ ") * 2 >= " ~ u ~ " then 1 else 0 end)" -%}
+{%- set rounded = idiv("(" ~ t ~ " * 2 + " ~ u ~ ")", "(" ~ u ~ " * 2)") -%}
 (case when {{ signed_s }} = 0 then null
  else cast(cast(sign({{ signed_p }}) * sign({{ signed_o }}) * sign({{ signed_s }}) as {{ int }}) * {{ rounded }} as decimal(38,0))
    * {{ incentives._unit(scale) }} end)
