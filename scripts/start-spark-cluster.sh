@@ -100,7 +100,8 @@ done
 # quotients, and ANSI mode (an overflow or a bad cast fails instead of returning NULL).
 say "starting the Thrift server on $HOST:$THRIFT_PORT"
 EXECUTOR_MEMORY=${INCENTIVES_SPARK_EXECUTOR_MEMORY:-1536m}
-start thriftserver "$SPARK_HOME/bin/spark-submit" \
+# Spark's launcher sizes the Thrift server's JVM from SPARK_DAEMON_MEMORY (not --driver-memory)
+start thriftserver env SPARK_DAEMON_MEMORY="$DRIVER_MEMORY" "$SPARK_HOME/bin/spark-submit" \
     --master "$MASTER_URL" --name incentives-thrift-server \
     --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 \
     --driver-memory "$DRIVER_MEMORY" \
