@@ -155,8 +155,8 @@ def test_server_not_running_is_a_readable_error(tmp_path: Path) -> None:
     """The command as a person runs it (a process of its own), with no server at the port."""
     env = {**os.environ, "INCENTIVES_SPARK_THRIFT_PORT": "1", "INCENTIVES_SPARK_THRIFT_CONNECT_RETRIES": "0"}
     incentives = PROJECT_DIR / ".venv" / "bin" / "incentives"
-    done = subprocess.run([str(incentives) if incentives.exists() else "incentives", "compile",
-                           str(EXAMPLES / "programs.json"), "--out", str(tmp_path / "rules"), "--target", ENGINE],
+    done = subprocess.run([str(incentives) if incentives.exists() else "incentives", "run", "--target", ENGINE,
+                           "--programs", str(EXAMPLES / "programs.json"), "--data", str(EXAMPLES / "data")],
                           cwd=PROJECT_DIR, env=env, capture_output=True, text=True)
     assert done.returncode == 1, done.stderr
     assert ("error: cannot connect to the Spark Thrift server at 127.0.0.1:1 (target spark_thrift of "
