@@ -152,6 +152,15 @@ def _duckdb_inputs(database: Path, bad_amount: bool = False) -> None:
     scratch.close()
 
 
+def _build_own_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project_dir: Path = PROJECT_DIR,
+                      bad_amount: bool = False) -> tuple[bool, list[str]]:
+    """`dbt build` of `project_dir` on DuckDB against the example's inputs under OWN_NAMES."""
+    database = tmp_path / "warehouse.duckdb"
+    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
+    _duckdb_inputs(database, bad_amount)
+    return invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))], project_dir)
+
+
 def test_damaged_rule_tables_fail_dbt_build_with_a_test_naming_them(project_copy: Path, tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     terms = project_copy / "seeds" / "qualifier_terms.csv"
@@ -161,12 +170,7 @@ def test_damaged_rule_tables_fail_dbt_build_with_a_test_naming_them(project_copy
     terms.write_text("\n".join([lines[0], ",".join(fields), *lines[2:]]) + "\n")
     rates = project_copy / "seeds" / "standard_rates.csv"
     rates.write_text(rates.read_text() + rates.read_text().splitlines()[1] + "\n")  # a rate twice
-
-    database = tmp_path / "warehouse.duckdb"
-    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
-    _duckdb_inputs(database)
-    ok, failed = invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))],
-                            project_copy)
+    ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy)
     assert not ok
     assert sorted(failed) == ["incentives_qualifier_terms_name_qualifications_qualifier_terms_",
                               "incentives_unique_combination_standard_rates_offer_key__incentive_rate_key__sku_key"]
@@ -178,20 +182,13 @@ def test_a_failed_compile_fails_dbt_build(project_copy: Path, tmp_path: Path, mo
     bad = tmp_path / "programs.json"
     bad.write_text(json.dumps(programs))
     assert main(["compile", str(bad), "--out", str(project_copy / "seeds")]) == 1
-    database = tmp_path / "warehouse.duckdb"
-    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
-    _duckdb_inputs(database)
-    ok, failed = invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))],
-                            project_copy)
+    ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy)
     assert not ok
     assert failed == ["incentives_last_compile_succeeded_catalogue_status"]
 
 
 def test_a_bad_input_row_fails_dbt_build_with_a_test_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    database = tmp_path / "warehouse.duckdb"
-    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
-    _duckdb_inputs(database, bad_amount=True)
-    ok, failed = invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))])
+    ok, failed = _build_own_tables(tmp_path, monkeypatch, bad_amount=True)
     assert not ok
     assert failed == ["incentives_source_is_number_incentives_transactions_transactions_amount"]
 
