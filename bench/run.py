@@ -507,10 +507,10 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
               + ", ".join(f"{m} {t:.1f}s" for m, t in models[:5]), flush=True)
     print(f"  {stages['stage_count']} Spark stages; by executor run time (s of task time, summed over tasks):", flush=True)
     for r in stages["stages"][:top]:
-        ops = "; ".join(f"{node} {metric} {sec:.1f}s" for sec, node, metric in r["operators"][:3])
         print(f"    stage {r['stage']:>5} {r['owner']:<32} run {r['run']:7.1f} CPU {r['cpu']:6.1f} GC {r['gc']:5.1f} "
               f"tasks {r['tasks']:>3} in {r['input_rows']:>10,} rows, shuffle r/w "
-              f"{r['shuffle_read'] / 2**20:6.1f}/{r['shuffle_write'] / 2**20:6.1f} MB  {ops}", flush=True)
+              f"{r['shuffle_read'] / 2**20:6.1f}/{r['shuffle_write'] / 2**20:6.1f} MB, out {r['output_rows']:>10,} rows",
+              flush=True)
     print("  by dbt node (stages, executor run s, CPU s): " + ", ".join(
         f"{m} {int(v['stages'])} {v['run']:.1f} {v['cpu']:.1f}" for m, v in stages["models"][:8]), flush=True)
     print(f"  plans of the costliest stages: {stages_path.relative_to(PROJECT)}", flush=True)
@@ -607,15 +607,14 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
                          f"| {r['load'][0]} → {r['load'][1]} |")
         for r in spark:
             lines += ["", f"Costliest Spark stages of the {r['label']} run ({r['stage_count']} stages; executor run "
-                      "time = task time summed over tasks; operators: the time metrics of the stage's SQL execution "
-                      "that name the stage):", "",
+                      "time = task time summed over tasks, CPU = their CPU time; plans in "
+                      f"bench/out/<data>.spark_thrift.stages.txt):", "",
                       "| stage | dbt node | executor run s | CPU s | GC s | tasks | input rows | shuffle read / write MB "
-                      "| costliest operators |", "|---:|---|---:|---:|---:|---:|---:|---:|---|"]
+                      "| output rows |", "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
             for st in r["stages"][:args.spark_top]:
-                ops = "; ".join(f"{node} {metric} {sec:.1f}s" for sec, node, metric in st["operators"][:3])
                 lines.append(f"| {st['stage']} | {st['owner']} | {st['run']:.1f} | {st['cpu']:.1f} | {st['gc']:.1f} "
                              f"| {st['tasks']} | {st['input_rows']:,} | {st['shuffle_read'] / 2**20:.1f} / "
-                             f"{st['shuffle_write'] / 2**20:.1f} | {ops} |")
+                             f"{st['shuffle_write'] / 2**20:.1f} | {st['output_rows']:,} |")
             lines += ["", "By dbt node (executor run s summed over its stages; dbt's execution_time includes "
                       "the statement's planning on the server and the polling): " + ", ".join(
                           f"{m} {v['run']:.1f}" for m, v in r["models"][:8]) + "; dbt slowest: "

@@ -3,8 +3,11 @@ data through `incentives run --target spark_thrift` on the local cluster of
 scripts/start-spark-cluster.sh, and where its time went, read from the server application's Spark
 REST API (http://127.0.0.1:<ui port>/api/v1): the stages of this run by executor run time, each
 with the dbt node its statement belongs to (dbt's query comment carries the node id, and the Thrift
-server makes the statement the job's description) and the operators whose time metrics name that
-stage. Prints figures; asserts nothing about time.
+server makes the statement the job's description), and in a file the physical plan of their SQL
+execution with the operators' time metrics whose slowest task ran in that stage (a metric's total
+covers all its tasks, which may span stages, and a code-generated stage's duration includes the
+operators it pipelines: read them as pointers, not as the stage's split). Prints figures; asserts
+nothing about time.
 """
 
 from __future__ import annotations
@@ -217,6 +220,7 @@ def collect(rest: SparkRest, marks: dict[str, int], out: Path, top: int = 8) -> 
                      f"{r['shuffle_write'] / 2**20:.1f} MB ({r['shuffle_write_rows']:,} rows), output rows "
                      f"{r['output_rows']:,}, spill {r['spill'] / 2**20:.1f} MB; SQL execution {r['execution']}")
         lines.append(f"   statement: {r['statement']}")
+        lines.append("   operators' time metrics whose slowest task ran in this stage (totals over all their tasks):")
         for seconds, node, metric in ops[:12]:
             lines.append(f"   {seconds:9.2f}s  {node}: {metric}")
         if r["execution"] not in plans_done:

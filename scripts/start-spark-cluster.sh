@@ -14,6 +14,7 @@
 #   INCENTIVES_SPARK_THRIFT_DRIVER_MEMORY (4g)  INCENTIVES_SPARK_SHUFFLE_PARTITIONS (4)
 #   INCENTIVES_SPARK_UI_PORT (4040: the server application's web UI and REST API, on 127.0.0.1;
 #   Spark takes the next free port when it is taken, the start script prints the one it got)
+#   INCENTIVES_SPARK_START_TIMEOUT (240: seconds to wait for each process to accept connections)
 #   INCENTIVES_PYTHON (.venv/bin/python: the Python whose pyspark provides the jars)
 set -euo pipefail
 cd "$(dirname "$0")/.."
