@@ -2,7 +2,7 @@
 
     python bench/run.py --sizes 1M,3M,10M [--participants 10000 --programs 1000]
                         [--no-enrollments-size 1M] [--catalogue 5000] [--explain 1]
-                        [--out bench/results.md]
+                        [--spark-thrift] [--out bench/results.md]
 
 For each size: generate the data (cached under bench/data/<params>/, see bench/generate.py),
 time `incentives run` in a subprocess while sampling the peak RSS of its whole process tree
@@ -16,6 +16,14 @@ participant x offer to a table. Then `incentives compile` + `dbt parse` of a cat
 
 With --explain K, the K slowest models of each run are re-run with EXPLAIN ANALYZE against a
 copy of the built database (profiles in bench/out/<name>.explain.<model>.txt).
+
+With --spark-thrift, each size (not the no-enrollments run) also goes through `incentives run
+--target spark_thrift` on the local cluster of scripts/start-spark-cluster.sh (start it first),
+into the schema --spark-schema: wall time per phase, CPU seconds of the cluster's processes, its
+summary compared with DuckDB's, and the costliest Spark stages of the run from the Thrift server
+application's REST API (bench/spark_thrift.py; the stages' plans in
+bench/out/<name>.spark_thrift.stages.txt). The load average before and after each run is printed
+beside the figures: on a shared machine they are figures under contention.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ OUT_ROOT = BENCH / "out"
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 sys.path.insert(0, str(BENCH))
+import spark_thrift  # noqa: E402
 from generate import parse_count  # noqa: E402
 
 
@@ -237,13 +246,20 @@ def parse_timings(text: str) -> dict[str, float]:
     return out
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages (/proc/loadavg)."""
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
 class RunResultsWatcher:
     """Keeps the target/run_results.json written by our run. target/ is shared with whoever else
     runs dbt in the project, so the file is read whenever it changes during the run and kept only
-    when its relations live in our database (catalog = the database file's stem)."""
+    when its relations live in our database (catalog = the database file's stem; on Spark,
+    `prefix` = the schema the run builds into)."""
 
-    def __init__(self, catalog: str, copy_to: Path):
+    def __init__(self, catalog: str, copy_to: Path, prefix: str | None = None):
         self.catalog = catalog
+        self.prefix = prefix if prefix is not None else f'"{catalog}".'
         self.copy_to = copy_to
         self.seen: float | None = RUN_RESULTS.stat().st_mtime if RUN_RESULTS.exists() else None
         self.data: dict | None = None
@@ -261,7 +277,7 @@ class RunResultsWatcher:
             return  # being written: retry at the next poll
         self.seen = mtime
         relations = [r.get("relation_name") or "" for r in data.get("results", [])]
-        if any(rel.startswith(f'"{self.catalog}".') for rel in relations):
+        if any(rel.startswith(self.prefix) for rel in relations):
             self.data = data
             self.copy_to.write_text(json.dumps(data))
 
@@ -379,7 +395,9 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
         cmd += ["--threads", str(threads)]
     log = OUT_ROOT / f"{name}.log"
     watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.run_results.json")
+    load_before = load_average()
     code, seconds, peak, run_cpu = monitored(cmd, log, watcher)
+    load_after = load_average()
     output = log.read_text()
     if code != 0:
         print(output[-4000:])
@@ -410,9 +428,10 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
                   ratio=seconds / floor_s if floor_s else float("nan"),
                   cpu_ratio=run_cpu / floor_cpu if floor_cpu else float("nan"), peak=peak, rows=rows,
                   models=models, model_total=model_total, test_total=test_total, phases=phases,
-                  generated=gen_seconds, participants_seen=participants, offer_pairs=pairs)
+                  generated=gen_seconds, participants_seen=participants, offer_pairs=pairs,
+                  load=(load_before, load_after), summary=spark_thrift.summary_block(output), data=data, name=name)
     print(f"  end-to-end {seconds:.1f}s, CPU {run_cpu:.1f}s (phases: {', '.join(f'{k} {v:.1f}s' for k, v in phases.items())}), "
-          f"peak RSS {peak / 2**30:.2f} GB", flush=True)
+          f"peak RSS {peak / 2**30:.2f} GB; load average {load_before} before, {load_after} after", flush=True)
     print(f"  floor {floor_s:.2f}s (median of {', '.join(f'{t:.2f}' for t in floor_all)}; {floor_rows:,} participant x offer rows from {sku_offers:,} SKU x offer rows), "
           f"ratio {result['ratio']:.1f}x; CPU: floor {floor_cpu:.1f}s, ratio {result['cpu_ratio']:.1f}x", flush=True)
     print("  rows out: " + ", ".join(f"{k} {v:,}" for k, v in rows.items()), flush=True)
@@ -422,6 +441,79 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
     if explain_top and results:
         for path in explain(results, database, name, explain_top):
             print(f"  explain analyze: {path.relative_to(PROJECT)}", flush=True)
+    return result
+
+
+def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
+    """The DuckDB run's data through `incentives run --target spark_thrift` into `schema`: wall
+    time per phase, CPU seconds of the run's own process tree and of the cluster's processes, peak
+    RSS of both, the summary against DuckDB's, dbt's per-model times and the costliest stages."""
+    data, name = duck["data"], duck["name"]
+    print(f"\n== {duck['label']} through the Spark Thrift server (target spark_thrift, schema {schema})", flush=True)
+    if not spark_thrift.server_accepts():
+        raise SystemExit("the Spark Thrift server does not accept connections: start it with "
+                         "scripts/start-spark-cluster.sh (and stop it with scripts/stop-spark-cluster.sh)")
+    rest = spark_thrift.SparkRest(spark_thrift.ui_url())
+    marks = rest.marks()
+    os.environ["INCENTIVES_SPARK_THRIFT_SCHEMA"] = schema  # the subprocess and the row counts below
+    cmd = [str(INCENTIVES), "run", "--target", "spark_thrift", "--programs", str(data / "programs.json"),
+           "--data", str(data / "data")]
+    log = OUT_ROOT / f"{name}.spark_thrift.log"
+    watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.spark_thrift.run_results.json", prefix=f"{schema}__building")
+    cluster_peak = [0]
+    polls = [0]
+
+    def hook() -> None:
+        watcher()
+        polls[0] += 1
+        if polls[0] % 5 == 1:  # the cluster's memory about once a second
+            cluster_peak[0] = max(cluster_peak[0], spark_thrift.cluster_rss())
+
+    load_before, cluster_cpu_before = load_average(), spark_thrift.cluster_cpu_seconds()
+    code, seconds, peak, run_cpu = monitored(cmd, log, hook)
+    load_after, cluster_cpu = load_average(), spark_thrift.cluster_cpu_seconds() - cluster_cpu_before
+    output = log.read_text()
+    if code != 0:
+        print(output[-4000:])
+        raise SystemExit(f"incentives run --target spark_thrift failed with exit code {code} (log: {log})")
+    phases = parse_timings(output)
+    models, model_total, test_total = model_times(watcher.data)
+    from compiler import engines
+
+    warehouse = engines.connect("spark_thrift")
+    try:
+        rows = {t: int(warehouse.fetch(f"select count(*) from {schema}.{t}")[0][0])
+                for t in ("qualification_results", "potential_earnings", "offer_results")}
+    finally:
+        warehouse.close()
+    summary = spark_thrift.summary_block(output)
+    same = summary == duck["summary"] and rows == duck["rows"]
+    stages_path = OUT_ROOT / f"{name}.spark_thrift.stages.txt"
+    stages = spark_thrift.collect(rest, marks, stages_path, top)
+    result = dict(label=duck["label"], seconds=seconds, cpu=run_cpu, cluster_cpu=cluster_cpu, peak=peak,
+                  cluster_peak=cluster_peak[0], phases=phases, rows=rows, same=same, models_dbt=models,
+                  model_total=model_total, test_total=test_total, load=(load_before, load_after),
+                  duck_seconds=duck["seconds"], duck_cpu=duck["cpu"], duck_phases=duck["phases"], **stages)
+    print(f"  end-to-end {seconds:.1f}s (DuckDB {duck['seconds']:.1f}s; phases: "
+          f"{', '.join(f'{k} {v:.1f}s' for k, v in phases.items())})", flush=True)
+    print(f"  CPU: incentives process {run_cpu:.1f}s, cluster (server, master, workers, executors) "
+          f"{cluster_cpu:.1f}s; peak RSS: incentives {peak / 2**30:.2f} GB, cluster {cluster_peak[0] / 2**30:.2f} GB; "
+          f"load average {load_before} before, {load_after} after", flush=True)
+    print("  rows out: " + ", ".join(f"{k} {v:,}" for k, v in rows.items())
+          + ("; summary and row counts identical to DuckDB's" if same else "; DIFFERENT from DuckDB's:\n"
+             + summary + "\n  DuckDB:\n" + duck["summary"]), flush=True)
+    if models:
+        print(f"  dbt: models {model_total:.1f}s, tests {test_total:.1f}s; slowest: "
+              + ", ".join(f"{m} {t:.1f}s" for m, t in models[:5]), flush=True)
+    print(f"  {stages['stage_count']} Spark stages; by executor run time (s of task time, summed over tasks):", flush=True)
+    for r in stages["stages"][:top]:
+        print(f"    stage {r['stage']:>5} {r['owner']:<32} run {r['run']:7.1f} CPU {r['cpu']:6.1f} GC {r['gc']:5.1f} "
+              f"tasks {r['tasks']:>3} in {r['input_rows']:>10,} rows, shuffle r/w "
+              f"{r['shuffle_read'] / 2**20:6.1f}/{r['shuffle_write'] / 2**20:6.1f} MB, out {r['output_rows']:>10,} rows",
+              flush=True)
+    print("  by dbt node (stages, executor run s, CPU s): " + ", ".join(
+        f"{m} {int(v['stages'])} {v['run']:.1f} {v['cpu']:.1f}" for m, v in stages["models"][:8]), flush=True)
+    print(f"  plans of the costliest stages: {stages_path.relative_to(PROJECT)}", flush=True)
     return result
 
 
@@ -460,7 +552,8 @@ def catalogue(n_prog: int, seed: int) -> dict:
 
 # -------------------------------------------------------------------------------------- report
 
-def report(machine_text: str, results: list[dict], cat: dict | None, args: argparse.Namespace) -> str:
+def report(machine_text: str, results: list[dict], cat: dict | None, args: argparse.Namespace,
+           spark: list[dict] | None = None) -> str:
     lines = [
         "# Benchmark results",
         "",
@@ -498,6 +591,34 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
         lines += ["", f"Catalogue of {cat['programs']:,} programs ({cat['size_mb']:.1f} MB JSON): "
                   f"`incentives compile` {cat['compile']:.1f}s ({cat['rule_rows']:,} rule rows, peak RSS "
                   f"{cat['compile_peak'] / 2**30:.2f} GB), `dbt parse` {cat['parse']:.1f}s."]
+    if spark:
+        lines += ["", "Through the Spark Thrift server on the local standalone cluster (scripts/start-spark-cluster.sh: "
+                  "master, 2 workers of 1 core, Thrift server; `incentives run --target spark_thrift`, same data and "
+                  "programs), beside the DuckDB run above. Load average (1/5/15 min) before and after each run: "
+                  "the machine is shared, so wall times are under contention; CPU seconds move less.", "",
+                  "| size | DuckDB s | Spark s | Spark phases s | CPU s: incentives / cluster (DuckDB) "
+                  "| peak RSS GB: incentives / cluster | same summary | load before → after |",
+                  "|---|---:|---:|---|---:|---:|---|---|"]
+        for r in spark:
+            phases = ", ".join(f"{k} {v:.1f}" for k, v in r["phases"].items() if k != "total")
+            lines.append(f"| {r['label']} | {r['duck_seconds']:.1f} | {r['seconds']:.1f} | {phases} "
+                         f"| {r['cpu']:.1f} / {r['cluster_cpu']:.1f} ({r['duck_cpu']:.1f}) "
+                         f"| {r['peak'] / 2**30:.2f} / {r['cluster_peak'] / 2**30:.2f} | {'yes' if r['same'] else 'NO'} "
+                         f"| {r['load'][0]} → {r['load'][1]} |")
+        for r in spark:
+            lines += ["", f"Costliest Spark stages of the {r['label']} run ({r['stage_count']} stages; executor run "
+                      "time = task time summed over tasks, CPU = their CPU time; plans in "
+                      f"bench/out/<data>.spark_thrift.stages.txt):", "",
+                      "| stage | dbt node | executor run s | CPU s | GC s | tasks | input rows | shuffle read / write MB "
+                      "| output rows |", "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+            for st in r["stages"][:args.spark_top]:
+                lines.append(f"| {st['stage']} | {st['owner']} | {st['run']:.1f} | {st['cpu']:.1f} | {st['gc']:.1f} "
+                             f"| {st['tasks']} | {st['input_rows']:,} | {st['shuffle_read'] / 2**20:.1f} / "
+                             f"{st['shuffle_write'] / 2**20:.1f} | {st['output_rows']:,} |")
+            lines += ["", "By dbt node (executor run s summed over its stages; dbt's execution_time includes "
+                      "the statement's planning on the server and the polling): " + ", ".join(
+                          f"{m} {v['run']:.1f}" for m, v in r["models"][:8]) + "; dbt slowest: "
+                      + ", ".join(f"{m} {t:.1f}" for m, t in r["models_dbt"][:5]) + "."]
     lines += ["", f"Floor: median of {args.floor_repeats} runs of one DuckDB query (fresh database and connection each, default threads) reading the same transactions "
               "parquet, joined to the SKU -> offer table of the same programs (standard rates' SKUs, stepped "
               "earning filters' SKUs, stacked conversion SKUs), summing amount per participant x offer into a "
@@ -520,21 +641,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=None, help="--threads passed to incentives run")
     ap.add_argument("--explain", type=int, default=0, help="EXPLAIN ANALYZE the K slowest models of each run")
     ap.add_argument("--floor-repeats", type=int, default=3, help="floor runs (the median is reported)")
+    ap.add_argument("--spark-thrift", action="store_true",
+                    help="also run each size through the Spark Thrift server (scripts/start-spark-cluster.sh first)")
+    ap.add_argument("--spark-schema", default="bench", help="the server's database of the Spark results")
+    ap.add_argument("--spark-top", type=int, default=8, help="the costliest Spark stages shown")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", type=Path, default=BENCH / "results.md")
     args = ap.parse_args(argv)
 
     machine_text = machine()
     print(f"Machine: {machine_text}", flush=True)
-    results = []
+    results, spark = [], []
     for size in [parse_count(s) for s in args.sizes.split(",") if s.strip()]:
         results.append(bench_size(size, args.participants, args.programs, args.seed, True, args.threads,
                                   args.explain, args.floor_repeats))
+        if args.spark_thrift:
+            spark.append(bench_spark_thrift(results[-1], args.spark_schema, args.spark_top))
     if args.no_enrollments_size:
         results.append(bench_size(args.no_enrollments_size, args.participants, args.programs, args.seed, False,
                                   args.threads, args.explain, args.floor_repeats))
     cat = catalogue(args.catalogue, args.seed) if args.catalogue else None
-    text = report(machine_text, results, cat, args)
+    text = report(machine_text, results, cat, args, spark)
     print("\n" + text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)

@@ -11,7 +11,11 @@
 #   INCENTIVES_SPARK_CLUSTER_DIR (./spark-cluster)   pid files, logs, metastore, warehouse
 #   INCENTIVES_SPARK_THRIFT_PORT (10000)  INCENTIVES_SPARK_MASTER_PORT (7077)
 #   INCENTIVES_SPARK_WORKERS (2)  INCENTIVES_SPARK_WORKER_CORES (1)  INCENTIVES_SPARK_WORKER_MEMORY (2g)
-#   INCENTIVES_SPARK_THRIFT_DRIVER_MEMORY (4g)  INCENTIVES_SPARK_SHUFFLE_PARTITIONS (4)
+#   INCENTIVES_SPARK_EXECUTOR_MEMORY (1536m)  INCENTIVES_SPARK_THRIFT_DRIVER_MEMORY (4g)
+#   INCENTIVES_SPARK_SHUFFLE_PARTITIONS (4)  INCENTIVES_SPARK_MASTER_UI_PORT (0: any free port)
+#   INCENTIVES_SPARK_UI_PORT (4040: the server application's web UI and REST API, on 127.0.0.1;
+#   Spark takes the next free port when it is taken, the start script prints the one it got)
+#   INCENTIVES_SPARK_START_TIMEOUT (240: seconds to wait for each process to accept connections)
 #   INCENTIVES_PYTHON (.venv/bin/python: the Python whose pyspark provides the jars)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +36,15 @@ say() { echo "start-spark-cluster: $*"; }
 fail() { echo "start-spark-cluster: $*" >&2; exit 1; }
 accepts() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 alive() { [ -f "$DIR/pids/$1.pid" ] && kill -0 "$(cat "$DIR/pids/$1.pid")" 2>/dev/null; }
+# the server application's UI (stages, SQL plans; REST API under /api/v1) on the port its log reports
+say_ui() {
+    local port
+    port=$(sed -n "s/.*Successfully started service 'SparkUI' on port \([0-9]*\).*/\1/p" \
+           "$DIR/logs/thriftserver.log" 2>/dev/null | tail -n 1)
+    if [ -n "$port" ]; then
+        say "the server's Spark UI: http://$HOST:$port (REST API: http://$HOST:$port/api/v1/applications)"
+    fi
+}
 
 scripts/ensure-java.sh >/dev/null
 [ -x "$PYTHON" ] || fail "$PYTHON not found: run 'make install' first (or set INCENTIVES_PYTHON)"
@@ -44,6 +57,7 @@ mkdir -p "$DIR/pids" "$DIR/logs" "$DIR/work" "$DIR/tmp"
 if alive thriftserver; then
     if accepts "$THRIFT_PORT"; then
         say "already running: Thrift server on $HOST:$THRIFT_PORT (logs in $DIR/logs)"
+        say_ui
         exit 0
     fi
 fi
@@ -109,7 +123,9 @@ start thriftserver env SPARK_DAEMON_MEMORY="$DRIVER_MEMORY" "$SPARK_HOME/bin/spa
     --conf spark.driver.host="$HOST" --conf spark.driver.bindAddress="$HOST" \
     --conf spark.executor.cores="$WORKER_CORES" --conf spark.executor.memory="$EXECUTOR_MEMORY" \
     --conf spark.cores.max=$((WORKERS * WORKER_CORES)) \
-    --conf spark.ui.enabled=false \
+    --conf spark.ui.port="${INCENTIVES_SPARK_UI_PORT:-4040}" --conf spark.ui.killEnabled=false \
+    --conf spark.ui.retainedJobs=5000 --conf spark.ui.retainedStages=5000 \
+    --conf spark.sql.ui.retainedExecutions=5000 \
     --conf spark.sql.warehouse.dir="$DIR/warehouse" \
     --conf spark.hadoop.javax.jdo.option.ConnectionURL="jdbc:derby:;databaseName=$DIR/metastore_db;create=true" \
     --conf spark.sql.decimalOperations.allowPrecisionLoss=false \
@@ -127,4 +143,5 @@ start thriftserver env SPARK_DAEMON_MEMORY="$DRIVER_MEMORY" "$SPARK_HOME/bin/spa
 wait_for_port thriftserver "$THRIFT_PORT"
 
 say "Spark Thrift server on $HOST:$THRIFT_PORT (master $MASTER_URL, $WORKERS workers)"
+say_ui
 say "logs: $DIR/logs (executors: $DIR/work); stop with scripts/stop-spark-cluster.sh"
