@@ -16,7 +16,7 @@ import duckdb
 import pytest
 
 from compiler.errors import RunError
-from compiler.runner import PROJECT_DIR, run, run_dbt
+from compiler.pipeline.runner import PROJECT_DIR, run, run_dbt
 
 EXAMPLES = PROJECT_DIR / "examples"
 NODE_LINE = re.compile(r"^\s*\[\s*\d+\]\s+(?P<type>\S+)\s+(?P<name>\S+)\s+(?P<status>\S+)\s*$")

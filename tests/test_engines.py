@@ -23,10 +23,10 @@ import pytest
 
 import duckdb
 
-from compiler import engines
+from compiler.targets import warehouse as engines
 from compiler.cli import main
 from compiler.errors import RunError
-from compiler.runner import PROJECT_DIR, RESULT_TABLES, load_inputs, run_dbt
+from compiler.pipeline.runner import PROJECT_DIR, RESULT_TABLES, load_inputs, run_dbt
 from tests.harness import ENGINES, engine_params, normalized, read_results
 
 EXAMPLES = PROJECT_DIR / "examples"

@@ -21,9 +21,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from compiler import engines
+from compiler.targets import warehouse as engines
 from compiler.cli import main
-from compiler.runner import PROJECT_DIR, load_inputs
+from compiler.pipeline.runner import PROJECT_DIR, load_inputs
 from tests import test_differential
 from tests.harness import ENGINES
 from tests.test_engines import EXAMPLES, TABLES, _rows, duckdb_example  # noqa: F401 (a fixture)

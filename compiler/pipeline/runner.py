@@ -23,10 +23,10 @@ from typing import Any, Callable, TypeVar
 import duckdb
 
 from .compile import RejectedProgram, compile_text, gc_paused, write_rules
-from .errors import DataError, IncentivesError, IssueCollector, RunError
+from ..errors import DataError, IncentivesError, IssueCollector, RunError
 from .validate_data import Source, validate_inputs
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 INPUT_COLUMNS: dict[str, tuple[str, ...]] = {
     "transactions": ("transaction_id", "entity_id", "transaction_type", "transaction_date", "sku_key",
                      "quantity", "uom_key", "amount"),
@@ -162,7 +162,7 @@ class RunInputs:
     def runs_row(self, run_id: str, started_at: dt.datetime, row_counts: dict[str, int],
                  threads: int) -> tuple[Any, ...]:
         """This run's row of the `runs` table (see RUNS_DDL), finished now."""
-        from . import __version__
+        from .. import __version__
 
         return (run_id, started_at.replace(tzinfo=None),
                 dt.datetime.now(dt.timezone.utc).replace(microsecond=0, tzinfo=None), __version__,
@@ -268,7 +268,7 @@ _DUCKDB_KINDS = {"text": "varchar", "bigint": "bigint", "decimal": "decimal(38,1
 def rule_csv_reader(path: Path, typed: bool = True) -> str:
     """DuckDB SQL reading one compiled rule table (a seed CSV): with the declared column types, or
     every column as text (`typed=False`, to copy to another engine exactly as written)."""
-    from .rule_tables import BY_NAME, CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, Column
+    from ..rule_tables import BY_NAME, CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, Column
 
     if not typed:
         return f"read_csv({_sql_string(str(path))}, header = true, quote = '\"', escape = '\"', all_varchar = true)"
@@ -581,7 +581,7 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = _say, 
     `target` postgres or spark: the same on that profile target (compiler/engines.py), which
     builds into fresh schemas and swaps them in; `database` is not used."""
     if target != "duckdb":
-        from .engines import run_target
+        from ..targets.warehouse import run_target
 
         return run_target(target, programs, data_dir, say=say, threads=threads, unit_tests=unit_tests, wait=wait,
                           skip_invalid_programs=skip_invalid_programs, skip_invalid_rows=skip_invalid_rows)

@@ -25,9 +25,9 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from pydantic import TypeAdapter, ValidationError
 
-from . import qualifier as qx
-from .errors import Issue, IssueCollector, ProgramError
-from .models import (
+from ..program import qualifier as qx
+from ..errors import Issue, IssueCollector, ProgramError
+from ..program.models import (
     TRANSACTION_TYPES,
     VALID_CALCULATORS,
     Filter,
@@ -51,7 +51,7 @@ RATIO_TYPES = ("share_of_wallet_percent", "yoy_amount_index", "yoy_quantity_inde
 FILTER_TYPES = ("aggregated_amount", "aggregated_quantity", "brand_count")
 
 # Rule tables: name -> ordered columns (compiler/rule_tables.py declares them with their types).
-from .rule_tables import CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, TABLES, seeds_yaml  # noqa: E402
+from ..rule_tables import CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, TABLES, seeds_yaml  # noqa: E402
 
 SEEDS_YAML = "_incentive_rules.yml"
 

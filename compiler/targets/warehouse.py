@@ -36,8 +36,8 @@ from typing import Any, Iterable
 
 import duckdb
 
-from .errors import RunError
-from .runner import (PROJECT_DIR, REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, PhaseTimer, RunInputs, Say, Summary,
+from ..errors import RunError
+from ..pipeline.runner import (PROJECT_DIR, REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, PhaseTimer, RunInputs, Say, Summary,
                      _say, add_filter_once, build_selection, compile_alongside, load_and_validate,
                      rejected_tables_sql, load_rule_tables, run_context_sql, run_dbt, run_vars,
                      stage_rejected_programs, summarize_with)
@@ -564,7 +564,7 @@ def run_lock(target: str, settings: dict[str, Any]) -> Any:
     """The run lock of `target` (compiler/locks.py): an advisory lock on the schema (PostgreSQL), a
     file lock on the metastore directory (Spark in this process: its Derby metastore admits one
     process at a time)."""
-    from .locks import FileLock, PostgresLock
+    from ..pipeline.locks import FileLock, PostgresLock
 
     schema = str(settings["schema"])
     if target == "postgres":

@@ -1,0 +1,1 @@
+"""The engines a run builds on (DuckDB, PostgreSQL, Spark, a Spark Thrift server)."""
