@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("--targets", default="duckdb,postgres")
     args = parser.parse_args()
     from compiler.pipeline.compile import compile_text, write_rules
-    from compiler.pipeline.runner import load_rule_tables
+    from compiler.pipeline.load import load_rule_tables
 
     import duckdb
 

@@ -14,8 +14,8 @@ from typing import Any, Iterator
 
 from . import __version__
 from .errors import IncentivesError
+from .targets import TARGETS
 
-TARGETS = ("duckdb", "postgres", "spark", "spark_thrift")
 EXIT_REJECTIONS = 3  # `run --skip-invalid-...` completed, but left programs or input rows out
 
 DEFAULT_SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"

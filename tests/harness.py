@@ -19,7 +19,9 @@ from typing import Any
 
 import duckdb
 
-from compiler.pipeline.runner import INPUT_COLUMNS, RESULT_TABLES, run
+from compiler.pipeline.load import INPUT_COLUMNS
+from compiler.pipeline.record import RESULT_TABLES
+from compiler.pipeline.runner import run
 
 ALL_ENGINES = ("duckdb", "postgres", "spark", "spark_thrift")
 ENGINES = tuple(e for e in ALL_ENGINES

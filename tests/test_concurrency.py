@@ -18,7 +18,7 @@ import pytest
 
 from compiler.cli import main
 from compiler.pipeline.locks import duckdb_lock
-from compiler.pipeline.runner import file_sha256
+from compiler.pipeline.record import file_sha256
 from tests.harness import ENGINES, normalized, read_results
 from tests.test_bad_inputs import _digest
 from tests.test_robustness import EXAMPLE, ROOT, _run_args, _variant

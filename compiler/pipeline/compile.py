@@ -16,17 +16,20 @@ import io
 import json
 import os
 import re
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import chain, product, repeat
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
 from ..program import qualifier as qx
-from ..errors import Issue, IssueCollector, ProgramError
+from ..errors import IncentivesError, Issue, IssueCollector, ProgramError, RunError
 from ..program.models import (
     TRANSACTION_TYPES,
     VALID_CALCULATORS,
@@ -52,6 +55,7 @@ FILTER_TYPES = ("aggregated_amount", "aggregated_quantity", "brand_count")
 
 # Rule tables: name -> ordered columns (compiler/rule_tables.py declares them with their types).
 from ..rule_tables import CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, TABLES, seeds_yaml  # noqa: E402
+from .progress import PhaseTimer, Say  # noqa: E402
 
 SEEDS_YAML = "_incentive_rules.yml"
 
@@ -850,5 +854,67 @@ def write_failed_compile(out_dir: os.PathLike[str] | str, source: str) -> None:
     table looks valid and `dbt build` fails on the test last_compile_succeeded."""
     write_rules(RuleSet(), out_dir, source, status="failed")
 
+
+
+# ----------------------------------------------------------------------------- a run's compile step
+
+T = TypeVar("T")
+
+
+def _compile_and_import_dbt(programs: Path, rules_dir: Path,
+                            skip_invalid: bool) -> tuple[str, float, list[RejectedProgram]]:
+    """compile_programs, then import dbt: the compile's summary line, the seconds it took and the
+    programs left out."""
+    started = time.perf_counter()
+    line, rejected = compile_programs(programs, rules_dir, skip_invalid)
+    seconds = time.perf_counter() - started
+    import dbt.cli.main  # noqa: F401  (what run_dbt imports; the adapters are imported by dbt)
+
+    return line, seconds, rejected
+
+
+def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: PhaseTimer, load_phase: str,
+                      load: Callable[[], T], skip_invalid_programs: bool = False) -> tuple[T, list[RejectedProgram]]:
+    """Compile the programs into `rules_dir` in a thread while `load()` runs, and return what
+    `load` returned and the programs left out (`skip_invalid_programs`, see compile_text).
+
+    Loading and validating the input files is DuckDB's work, done outside Python's interpreter
+    lock, so compiling (Python) and then importing dbt (about a second of Python that would
+    otherwise start the build) take no time of their own when the load is longer. When both
+    fail, one error lists the problems of the programs and of the data. Phases: `compile` (the
+    thread's compiling), `load_phase`, and `wait` for the thread once `load` is done."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="incentives-compile") as pool:
+        compiled = pool.submit(_compile_and_import_dbt, programs, rules_dir, skip_invalid_programs)
+        try:
+            loaded = load()
+        except IncentivesError as data_error:
+            program_error = compiled.exception()
+            if isinstance(program_error, IncentivesError):
+                raise IncentivesError(f"{program_error.render()}\n{data_error.title}", data_error.issues) from None
+            raise
+        phase(load_phase)
+        line, seconds, rejected = compiled.result()
+    phase("wait")
+    phase.alongside("compile", seconds)
+    say(line)
+    return loaded, rejected
+
+
+def compile_programs(programs: Path, rules_dir: Path,
+                     skip_invalid: bool = False) -> tuple[str, list[RejectedProgram]]:
+    """Read and compile the programs file and write its rule tables into `rules_dir` (replaced);
+    returns a summary line and the programs left out (`skip_invalid`, see compile_text)."""
+    try:
+        text = programs.read_text()
+    except OSError as exc:
+        raise RunError(f"cannot read the programs file {programs}: {exc.strerror}") from None
+    rules, _ = compile_text(text, str(programs), skip_invalid)
+    if rules_dir.exists():
+        shutil.rmtree(rules_dir)
+    write_rules(rules, rules_dir)
+    line = f"  {rules.programs} programs, {rules.offers} offers -> {sum(len(r) for r in rules.tables.values()):,} rule rows"
+    if rules.rejected:
+        line += f"; {len({r.program_index for r in rules.rejected})} programs with problems left out"
+    return line, rules.rejected
 
 __all__ = ["TABLES", "RuleSet", "compile_text", "write_rules", "write_failed_compile", "parse_json", "validate", "generate"]
