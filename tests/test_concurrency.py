@@ -1,4 +1,4 @@
-"""Two runs on one target: the run lock (compiler/locks.py).
+"""Two runs on one target: the run lock (compiler/pipeline/locks.py).
 
 Exactly one of two runs started at once builds; the other exits 1 at once, naming the run that
 holds the target, and touches nothing of it; with --wait both succeed one after the other; a run
