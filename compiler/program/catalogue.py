@@ -36,4 +36,4 @@ class Program(ProgramBase):
 def typed_program(shape: ProgramShape) -> Program:
     """The program, its offers typed by their strategy (the strategies' checks found no problem)."""
     offers = [REGISTRY[o.strategy_key].typed_offer(o) for o in shape.offers]
-    return Program.model_construct(**{**dict(shape), "offers": offers})
+    return Program.from_validated({**dict(shape), "offers": offers})

@@ -93,6 +93,17 @@ OptStr = Annotated[Union[str, None], BeforeValidator(_blank_to_none)]
 class Model(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
+    @classmethod
+    def from_validated(cls, values: dict[str, Any]) -> Any:
+        """An instance of values already validated, one for every field (what `model_construct`
+        makes, without its per-field default handling: a program is typed once per compile)."""
+        obj = cls.__new__(cls)
+        object.__setattr__(obj, "__dict__", values)
+        object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+        object.__setattr__(obj, "__pydantic_extra__", None)
+        object.__setattr__(obj, "__pydantic_private__", None)
+        return obj
+
 
 class TimePeriod(Model):
     key: str

@@ -37,7 +37,7 @@ class Strategy(ABC):
 
     def typed_offer(self, offer: Any) -> OfferBase:
         """The offer (validated, with the JSON's `incentive` still a dict) as `offer_model`."""
-        return self.offer_model.model_construct(**{**dict(offer), "incentive": self.parse_incentive(offer)})
+        return self.offer_model.from_validated({**dict(offer), "incentive": self.parse_incentive(offer)})
 
     @abstractmethod
     def check(self, c: IssueCollector, w: Where, op: str, offer: Any, periods: set[str], index: int,

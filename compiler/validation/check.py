@@ -38,4 +38,9 @@ def validate(raw_programs: list[Any], skip: frozenset[int] = frozenset()) -> tup
         check_all(c, shaped)
     if c.errors:
         return [], c
-    return [(index, typed_program(program), raw) for index, program, raw in shaped], c
+    typed: list[tuple[int, Program, Any]] = []
+    shaped.reverse()
+    while shaped:  # each shape let go once typed (the typed program shares its parts but the offers)
+        index, program, raw = shaped.pop()
+        typed.append((index, typed_program(program), raw))
+    return typed, c

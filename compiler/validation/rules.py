@@ -17,7 +17,13 @@ def _at(index: int, raw: Any) -> Where:
     return lambda path: where(index, raw, path)
 
 
-def _offers(program: Any) -> Iterator[tuple[str, Any, set[str]]]:
+def _offers(program: Any) -> Iterator[tuple[str, Any]]:
+    """Each offer with its JSON path."""
+    for o_i, offer in enumerate(program.offers):
+        yield f"offers[{o_i}]", offer
+
+
+def _offers_and_periods(program: Any) -> Iterator[tuple[str, Any, set[str]]]:
     """Each offer with its JSON path and the period keys it can name (the program's and its own)."""
     program_periods = {p.key for p in program.time_periods}
     for o_i, offer in enumerate(program.offers):
@@ -29,7 +35,7 @@ def periods(c: IssueCollector, index: int, program: Any, raw: Any) -> None:
     """Time periods: unique keys, none ends before it starts (program and offers)."""
     w = _at(index, raw)
     check_periods(c, lambda i: w(f"time_periods[{i}]"), program.time_periods)
-    for op, offer, _ in _offers(program):
+    for op, offer in _offers(program):
         check_periods(c, lambda i: w(f"{op}.time_periods[{i}]"), offer.time_periods)
 
 
@@ -39,7 +45,7 @@ def unique_keys(c: IssueCollector, index: int, program: Any, raw: Any) -> None:
     w = _at(index, raw)
     dupes(c, lambda i: w(f"qualifications[{i}].key"), [q.key for q in program.qualifications], "qualification")
     dupes(c, lambda i: w(f"offers[{i}].key"), [o.key for o in program.offers], "offer")
-    for op, offer, _ in _offers(program):
+    for op, offer in _offers(program):
         dupes(c, lambda i: w(f"{op}.qualifications[{i}].key"), [q.key for q in offer.qualifications], "qualification")
 
 
@@ -50,7 +56,7 @@ def qualifications(c: IssueCollector, index: int, program: Any, raw: Any) -> Non
     program_periods = {p.key for p in program.time_periods}
     for q_i, q in enumerate(program.qualifications):
         check_qualification(c, w, f"qualifications[{q_i}]", q, program_periods, "program")
-    for op, offer, periods in _offers(program):
+    for op, offer, periods in _offers_and_periods(program):
         for q_i, q in enumerate(offer.qualifications):
             check_qualification(c, w, f"{op}.qualifications[{q_i}]", q, periods, "offer")
 
@@ -60,7 +66,7 @@ def qualifiers(c: IssueCollector, index: int, program: Any, raw: Any) -> None:
     """Each qualifier parses and names qualifications of its level."""
     w = _at(index, raw)
     check_qualifier(c, w, "qualifier", program.qualifier, {q.key for q in program.qualifications})
-    for op, offer, _ in _offers(program):
+    for op, offer in _offers(program):
         check_qualifier(c, w, f"{op}.qualifier", offer.qualifier, {q.key for q in offer.qualifications})
 
 
@@ -68,7 +74,7 @@ def qualifiers(c: IssueCollector, index: int, program: Any, raw: Any) -> None:
 def calculator_fits_strategy(c: IssueCollector, index: int, program: Any, raw: Any) -> None:
     """An offer's calculator is one its strategy accepts."""
     w = _at(index, raw)
-    for op, offer, _ in _offers(program):
+    for op, offer in _offers(program):
         calculators = REGISTRY[offer.strategy_key].calculators
         if offer.calculator_key not in calculators:
             c.add(w(f"{op}.calculator_key"), f"calculator not valid with strategy {offer.strategy_key!r}",
@@ -79,7 +85,7 @@ def calculator_fits_strategy(c: IssueCollector, index: int, program: Any, raw: A
 def strategy_checks(c: IssueCollector, index: int, program: Any, raw: Any) -> None:
     """What is specific to each offer's strategy (its incentive), checked by the strategy."""
     w = _at(index, raw)
-    for op, offer, periods in _offers(program):
+    for op, offer, periods in _offers_and_periods(program):
         REGISTRY[offer.strategy_key].check(c, w, op, offer, periods, index, raw)
 
 
