@@ -478,7 +478,7 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
         raise SystemExit(f"incentives run --target spark_thrift failed with exit code {code} (log: {log})")
     phases = parse_timings(output)
     models, model_total, test_total = model_times(watcher.data)
-    from compiler import engines
+    from compiler.targets import warehouse as engines
 
     warehouse = engines.connect("spark_thrift")
     try:

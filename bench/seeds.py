@@ -53,8 +53,8 @@ def main() -> None:
     parser.add_argument("--programs", default="1000,5000")
     parser.add_argument("--targets", default="duckdb,postgres")
     args = parser.parse_args()
-    from compiler.compile import compile_text, write_rules
-    from compiler.runner import load_rule_tables
+    from compiler.pipeline.compile import compile_text, write_rules
+    from compiler.pipeline.load import load_rule_tables
 
     import duckdb
 
@@ -84,7 +84,7 @@ def main() -> None:
                 print(f"{n} programs, {rule_rows:,} rule rows, {target}: dbt seed {seconds:.1f} s "
                       f"(incentives run's own load {cli_seconds:.2f} s) {status}", flush=True)
                 if target == "postgres":
-                    from compiler import engines
+                    from compiler.targets import warehouse as engines
 
                     os.environ["INCENTIVES_PG_SCHEMA"] = env["INCENTIVES_PG_SCHEMA"]
                     warehouse = engines.connect("postgres")

@@ -55,7 +55,7 @@ def main() -> int:
         raise SystemExit("the compiled quotient has no outer `case when ... = 0 then null` guard:\n" + exact[:500])
     source = (f"(select cast(id % 99991 as decimal(18,4)) / 7 as amount, cast(3 + id % 7 as decimal(18,4)) / 100 "
               f"as rate, cast(1 + id % 13 as decimal(18,4)) as den from range({args.rows})) as t")
-    from compiler import engines
+    from compiler.targets import warehouse as engines
 
     rest = spark_thrift.SparkRest(spark_thrift.ui_url())
     warehouse = engines.connect("spark_thrift")

@@ -14,8 +14,8 @@ from typing import Any, Iterator
 
 from . import __version__
 from .errors import IncentivesError
+from .targets import TARGETS
 
-TARGETS = ("duckdb", "postgres", "spark", "spark_thrift")
 EXIT_REJECTIONS = 3  # `run --skip-invalid-...` completed, but left programs or input rows out
 
 DEFAULT_SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds"
@@ -29,7 +29,7 @@ def _read(path: Path) -> str:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from .compile import compile_text, gc_paused, write_failed_compile, write_rules
+    from .pipeline.compile import compile_text, gc_paused, write_failed_compile, write_rules
     from .errors import ProgramError
 
     with gc_paused():  # resumed once the rule rows are gone (see gc_paused)
@@ -47,7 +47,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .compile import compile_text
+    from .pipeline.compile import compile_text
 
     rules, _ = compile_text(_read(args.programs), str(args.programs))
     print(f"{args.programs}: {rules.programs} programs, {rules.offers} offers, no problems found")
@@ -55,7 +55,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run
+    from .pipeline.runner import run
 
     if args.target == "duckdb" and args.database is None:
         raise IncentivesError("--database FILE.duckdb is needed with the duckdb target")

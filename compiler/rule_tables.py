@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .program.models import CALCULATORS, OPERATORS, QUALIFICATION_TYPES
+from .strategies import STRATEGIES
+
 # column kinds -> seed column type (rendered by dbt for the target: text is `string` on Spark)
 TEXT = "text"
 KINDS = {
@@ -147,15 +150,10 @@ CATALOGUE_COLUMNS: tuple[Column, ...] = (
     _c("source", TEXT, "The programs file's name."),
 )
 
-STRATEGIES = ("standard", "stepped", "stacked")
-CALCULATORS = ("percent_of_amount", "dollars_per_unit", "fixed_amount", "dollars_per_coverage_unit")
-QUALIFICATION_TYPES = ("aggregated_amount", "aggregated_quantity", "brand_count", "share_of_wallet_percent",
-                       "yoy_amount_index", "yoy_quantity_index", "amount_average_index", "property")
-OPERATORS = ("greater_than_or_equal_to", "greater_than", "less_than_or_equal_to", "less_than", "equal_to")
 ACCEPTED_VALUES: dict[tuple[str, str], tuple[str, ...]] = {
     ("offers", "strategy_key"): STRATEGIES,
-    ("offers", "calculator_key"): CALCULATORS,
-    ("qualifications", "qualification_type"): QUALIFICATION_TYPES,
+    ("offers", "calculator_key"): tuple(CALCULATORS),
+    ("qualifications", "qualification_type"): tuple(QUALIFICATION_TYPES),
     ("qualifications", "operator"): OPERATORS,
     ("qualifications", "qualification_level"): ("program", "offer"),
     ("qualification_brand_rules", "rule"): ("brand", "excluded_sku"),

@@ -77,7 +77,7 @@ def pytest_sessionfinish(session, exitstatus):
         _drop_thrift_databases(_SPARK_THRIFT_SCHEMA)
     if _PG_SCHEMA and "postgres" in os.environ.get("INCENTIVES_ENGINES", "postgres"):
         try:
-            from compiler.engines import connect
+            from compiler.targets.warehouse import connect
 
             warehouse = connect("postgres")
         except Exception:  # no server: nothing was created
@@ -94,7 +94,7 @@ def pytest_sessionfinish(session, exitstatus):
 def _drop_thrift_databases(prefix: str) -> None:
     """Drop the databases this session created on the Spark Thrift server (`prefix`, `prefix_*`)."""
     try:
-        from compiler.engines import connect
+        from compiler.targets.warehouse import connect
 
         warehouse = connect("spark_thrift")
     except Exception:  # no server: nothing was created

@@ -19,7 +19,9 @@ from typing import Any
 
 import duckdb
 
-from compiler.runner import INPUT_COLUMNS, RESULT_TABLES, run
+from compiler.pipeline.load import INPUT_COLUMNS
+from compiler.pipeline.record import RESULT_TABLES
+from compiler.pipeline.runner import run
 
 ALL_ENGINES = ("duckdb", "postgres", "spark", "spark_thrift")
 ENGINES = tuple(e for e in ALL_ENGINES
@@ -61,7 +63,7 @@ def read_target_results(target: str, workdir: Path,
     """The tables of the last run_engine(workdir) on `target`."""
     if target == "duckdb":
         return read_results(workdir / "results.duckdb", tables)
-    from compiler.engines import read_tables
+    from compiler.targets.warehouse import read_tables
 
     return read_tables(target, tables)
 

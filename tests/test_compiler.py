@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler import qualifier as qx
-from compiler.compile import TABLES, compile_text, write_rules
+from compiler.program import qualifier as qx
+from compiler.pipeline.compile import TABLES, compile_text, write_rules
 from compiler.errors import ProgramError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -169,7 +169,7 @@ def test_filter_keys_union_of_overlapping_entries_counts_once() -> None:
 def test_filter_keys_any_sku_absorbs_sku_keys_and_absent_type_is_every_type() -> None:
     keys = _keys([{"period_key": "h1", "sku_keys": ["a"]},
                   {"period_key": "h1", "transaction_type": SELL}], PERIODS)
-    from compiler.models import TRANSACTION_TYPES
+    from compiler.program.models import TRANSACTION_TYPES
 
     h1 = ("2025-01-01", "2025-06-30")
     assert keys == {(None, SELL, h1)} | {("a", t, h1) for t in TRANSACTION_TYPES if t != SELL}

@@ -1,4 +1,4 @@
-"""Two runs on one target: the run lock (compiler/locks.py).
+"""Two runs on one target: the run lock (compiler/pipeline/locks.py).
 
 Exactly one of two runs started at once builds; the other exits 1 at once, naming the run that
 holds the target, and touches nothing of it; with --wait both succeed one after the other; a run
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from compiler.cli import main
-from compiler.locks import duckdb_lock
-from compiler.runner import file_sha256
+from compiler.pipeline.locks import duckdb_lock
+from compiler.pipeline.record import file_sha256
 from tests.harness import ENGINES, normalized, read_results
 from tests.test_bad_inputs import _digest
 from tests.test_robustness import EXAMPLE, ROOT, _run_args, _variant
@@ -135,7 +135,7 @@ def test_wait_must_be_seconds(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def _pg_runs() -> list[dict]:
-    from compiler import engines
+    from compiler.targets import warehouse as engines
 
     try:
         return engines.read_tables("postgres", ("runs",))["runs"]
@@ -145,7 +145,7 @@ def _pg_runs() -> list[dict]:
 
 @needs_postgres
 def test_two_runs_at_once_on_postgres(tmp_path: Path) -> None:
-    from compiler import engines
+    from compiler.targets import warehouse as engines
 
     programs = [EXAMPLE / "programs.json", _variant(tmp_path)]
     runs_before = len(_pg_runs())
@@ -179,7 +179,7 @@ def test_two_runs_with_wait_on_postgres(tmp_path: Path) -> None:
 
 @needs_postgres
 def test_busy_postgres_schema_is_left_untouched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from compiler import engines
+    from compiler.targets import warehouse as engines
 
     settings = engines.target_settings("postgres")
     schema = settings["schema"]

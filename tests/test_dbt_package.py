@@ -21,9 +21,11 @@ from typing import Any
 import duckdb
 import pytest
 
-from compiler import engines
+from compiler.targets import warehouse as engines
 from compiler.cli import main
-from compiler.runner import PROJECT_DIR, RESULT_TABLES, _release_dbt_database, load_inputs
+from compiler.pipeline.build import PROJECT_DIR, _release_dbt_database
+from compiler.pipeline.load import load_inputs
+from compiler.pipeline.record import RESULT_TABLES
 from tests.harness import engine_params, normalized, read_results
 
 EXAMPLES = PROJECT_DIR / "examples"

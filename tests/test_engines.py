@@ -23,10 +23,13 @@ import pytest
 
 import duckdb
 
-from compiler import engines
+from compiler.targets import postgres as postgres_target
+from compiler.targets import warehouse as engines
 from compiler.cli import main
 from compiler.errors import RunError
-from compiler.runner import PROJECT_DIR, RESULT_TABLES, load_inputs, run_dbt
+from compiler.pipeline.build import PROJECT_DIR, run_dbt
+from compiler.pipeline.load import load_inputs
+from compiler.pipeline.record import RESULT_TABLES
 from tests.harness import ENGINES, engine_params, normalized, read_results
 
 EXAMPLES = PROJECT_DIR / "examples"
@@ -143,7 +146,7 @@ def test_ctrl_c_while_copying_into_postgres_is_an_interruption(duckdb_example: t
             os.kill(os.getpid(), signal.SIGINT)
             return self._fh.read(size)
 
-    monkeypatch.setattr(engines, "open", CtrlCWhileRead, raising=False)
+    monkeypatch.setattr(postgres_target, "open", CtrlCWhileRead, raising=False)
     code = main(["run", "--target", "postgres", "--programs", str(EXAMPLES / "programs.json"),
                  "--data", str(EXAMPLES / "data")])
     err = capsys.readouterr().err

@@ -21,9 +21,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from compiler import engines
+from compiler.targets import warehouse as engines
+from compiler.targets.spark_thrift import SparkThrift
 from compiler.cli import main
-from compiler.runner import PROJECT_DIR, load_inputs
+from compiler.pipeline.build import PROJECT_DIR
+from compiler.pipeline.load import load_inputs
 from tests import test_differential
 from tests.harness import ENGINES
 from tests.test_engines import EXAMPLES, TABLES, _rows, duckdb_example  # noqa: F401 (a fixture)
@@ -137,7 +139,7 @@ def test_values_copy_keeps_text_exactly() -> None:
     scratch.execute("create table t as select row_number() over () as _row, v from unnest(?::varchar[]) as u(v)",
                     [texts])
     warehouse = engines.connect(ENGINE)
-    assert isinstance(warehouse, engines.SparkThrift)
+    assert isinstance(warehouse, SparkThrift)
     warehouse.shared_dir = None
     try:
         warehouse.drop_schema(schema)

@@ -9,8 +9,8 @@ import duckdb
 import pytest
 
 from compiler.errors import DataError
-from compiler.runner import load_inputs
-from compiler.validate_data import Source, Table, validate_inputs
+from compiler.pipeline.load import load_inputs
+from compiler.pipeline.validate_data import Source, Table, validate_inputs
 
 TRANSACTIONS = """
 select * from (values
@@ -138,8 +138,9 @@ def test_every_input_check_of_the_cli_is_a_dbt_test_on_the_sources() -> None:
     compiler/validate_data.py is declared as a data test on its source column."""
     import yaml
 
-    from compiler.runner import INPUT_COLUMNS, PROJECT_DIR
-    from compiler.validate_data import CHECKS
+    from compiler.pipeline.build import PROJECT_DIR
+    from compiler.pipeline.load import INPUT_COLUMNS
+    from compiler.pipeline.validate_data import CHECKS
 
     tables = {name: Table(Source(name, Path(f"{name}.csv")), {c: "VARCHAR" for c in columns})
               for name, columns in INPUT_COLUMNS.items()}

@@ -8,16 +8,18 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-QUALIFICATION_TYPES = (
-    "aggregated_amount",
-    "aggregated_quantity",
-    "brand_count",
-    "share_of_wallet_percent",
-    "yoy_amount_index",
-    "yoy_quantity_index",
-    "amount_average_index",
-    "property",
-)
+# qualification type -> what it measures: "filters" (an aggregate of the transactions its filters
+# match), "ratio" (a numerator over a denominator filter group) or "property" (a property's value)
+QUALIFICATION_TYPES: dict[str, str] = {
+    "aggregated_amount": "filters",
+    "aggregated_quantity": "filters",
+    "brand_count": "filters",
+    "share_of_wallet_percent": "ratio",
+    "yoy_amount_index": "ratio",
+    "yoy_quantity_index": "ratio",
+    "amount_average_index": "ratio",
+    "property": "property",
+}
 OPERATORS = (
     "greater_than_or_equal_to",
     "greater_than",
@@ -25,12 +27,12 @@ OPERATORS = (
     "less_than",
     "equal_to",
 )
-STRATEGIES = ("standard", "stepped", "stacked")
-CALCULATORS = ("percent_of_amount", "dollars_per_unit", "fixed_amount", "dollars_per_coverage_unit")
-VALID_CALCULATORS = {
-    "standard": ("percent_of_amount", "dollars_per_unit", "fixed_amount"),
-    "stepped": ("percent_of_amount", "dollars_per_unit", "fixed_amount"),
-    "stacked": ("dollars_per_coverage_unit",),
+# calculator -> the measure of a rate that names none (the strategies say which calculators they accept)
+CALCULATORS: dict[str, str] = {
+    "percent_of_amount": "percent",
+    "dollars_per_unit": "dollars",
+    "fixed_amount": "dollars",
+    "dollars_per_coverage_unit": "dollars",
 }
 TRANSACTION_TYPES = (
     "retailer_purchases_from_distribution",
@@ -91,6 +93,17 @@ OptStr = Annotated[Union[str, None], BeforeValidator(_blank_to_none)]
 class Model(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
+    @classmethod
+    def from_validated(cls, values: dict[str, Any]) -> Any:
+        """An instance of values already validated, one for every field (what `model_construct`
+        makes, without its per-field default handling: a program is typed once per compile)."""
+        obj = cls.__new__(cls)
+        object.__setattr__(obj, "__dict__", values)
+        object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+        object.__setattr__(obj, "__pydantic_extra__", None)
+        object.__setattr__(obj, "__pydantic_private__", None)
+        return obj
+
 
 class TimePeriod(Model):
     key: str
@@ -117,7 +130,7 @@ class PropertyRef(Model):
 
 
 class Qualification(Model):
-    type: Literal[QUALIFICATION_TYPES]  # type: ignore[valid-type]
+    type: Literal[tuple(QUALIFICATION_TYPES)]  # type: ignore[valid-type]
     key: str
     label: str | None = None
     operator: Literal[OPERATORS]  # type: ignore[valid-type]
@@ -144,73 +157,32 @@ class StandardIncentive(Model):
     rates: list[Rate] = Field(default_factory=list)
 
 
-class Tier(Model):
-    key: OptStr = None
-    threshold: Num
-    value: Num | None = None
-    rate: Num | None = None
-    measure: OptStr = None
+class OfferBase(Model):
+    """The fields every offer has; each strategy's offer model (compiler/strategies/) adds its
+    `strategy_key` and its typed incentive."""
 
-
-class ThresholdDefinition(Model):
-    type: Literal["aggregated_amount", "aggregated_quantity", "property"]
-    filters: list[Filter] | None = None
-    property: PropertyRef | None = None
-
-
-class SteppedIncentive(Model):
-    filters: list[Filter] = Field(default_factory=list)
-    threshold_definition: ThresholdDefinition
-    rates: list[Tier] = Field(min_length=1)
-
-
-class ConversionRate(Model):
-    sku_key: str
-    rate: Num
-    from_: str = Field(alias="from")
-
-
-class Conversion(Model):
-    coverage_unit: str | None = None
-    rates: list[ConversionRate] = Field(min_length=1)
-
-
-class SkuSet(Model):
-    key: str
-    period_key: OptStr = None
-    transaction_type: OptStr = None
-    conversion: Conversion
-    rates: list[Rate] = Field(default_factory=list)
-
-
-class Stack(Model):
-    key: OptStr = None
-    sku_set_keys: list[str] = Field(min_length=1)
-
-
-class StackedIncentive(Model):
-    sku_sets: list[SkuSet] = Field(min_length=1)
-    stacks: list[Stack] = Field(min_length=1)
-
-
-class Offer(Model):
     key: str
     label: str | None = None
-    strategy_key: Literal[STRATEGIES]  # type: ignore[valid-type]
-    calculator_key: Literal[CALCULATORS]  # type: ignore[valid-type]
+    calculator_key: Literal[tuple(CALCULATORS)]  # type: ignore[valid-type]
     time_periods: list[TimePeriod] = Field(default_factory=list)
     qualifications: list[Qualification] = Field(default_factory=list)
     qualifier: str | None = None
     incentives: list[StandardIncentive] | None = None
-    incentive: dict[str, Any] | None = None
     sku_keys: list[str] | None = None
     transaction_types: list[str] | None = None
 
 
-class Program(Model):
+class ProgramBase(Model):
+    """The fields of a program but its offers (compiler/program/catalogue.py adds them)."""
+
     key: str
     label: str | None = None
     time_periods: list[TimePeriod] = Field(default_factory=list)
     qualifications: list[Qualification] = Field(default_factory=list)
     qualifier: str | None = None
-    offers: list[Offer] = Field(default_factory=list)
+
+
+def number_text(value: Decimal) -> str:
+    """A decimal written without trailing zeros or exponent: 15.0 -> '15', 1.90 -> '1.9'."""
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "") else text

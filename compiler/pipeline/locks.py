@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import RunError
+from ..errors import RunError
 
 POLL_SECONDS = 0.2
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .errors import DataError, Issue, show
-from .models import TRANSACTION_TYPES
+from ..errors import DataError, Issue, show
+from ..program.models import TRANSACTION_TYPES
 
 EXAMPLES_PER_CHECK = 5
 NUMBER = "decimal(18,4)"  # the staged type of quantity, amount and price (macro type_input_number)

@@ -1,0 +1,1 @@
+"""The pipeline of a run: compile, load, validate data, build, swap, record."""

@@ -1,0 +1,117 @@
+"""The build: `dbt build` in-process on the run's target, with the run's vars and selection."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import RunError
+from .compile import gc_paused
+from .progress import Say
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
+# The dbt vars `incentives run` passes besides the schemas: the same on every run, so
+# dbt reuses its partial parse (target/partial_parse.msgpack) instead of re-parsing the project
+# (vars that change, such as a run id, force a full parse). The run id is data: the one row of
+# the table run_context in the input schema, read by macros/run_id.sql.
+RUN_CONTEXT_VARS: dict[str, Any] = {"run_context": True}
+
+
+def run_vars(unit_tests: bool, **schemas: str) -> dict[str, Any]:
+    """The dbt vars of `incentives run`: the schemas, the run context, unit tests when asked for."""
+    return {**schemas, **RUN_CONTEXT_VARS, **({"incentives_unit_tests": True} if unit_tests else {})}
+
+
+def build_selection(unit_tests: bool) -> list[str]:
+    """What `incentives run` builds: every model and data test, not the seeds (the run loaded
+    its own rule tables where the seeds go; their data tests still run on them), not the staging
+    data tests (validate_inputs checked the same on the files), not the models' primary-key tests
+    tagged model_key (keys the SQL itself guarantees, checked by `dbt build` alone and the unit
+    tests; here they would scan the largest tables again on every run), unit tests only when asked."""
+    return ["--select", "resource_type:model", "resource_type:test", *(["resource_type:unit_test"] if unit_tests else []),
+            "--exclude", "test_type:data,path:models/staging", "tag:model_key"]
+
+
+def _release_dbt_database() -> None:
+    """Close the DuckDB database dbt-duckdb keeps open in this process after a command.
+
+    Without this, a later connection to the same path in this process would get that cached
+    database instance back, even after the file was renamed into place.
+    """
+    try:
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    except ImportError:  # another adapter
+        return
+    env = getattr(DuckDBConnectionManager, "_ENV", None)
+    if env is not None:
+        env.close()
+        DuckDBConnectionManager._ENV = None
+
+
+def run_dbt(args: list[str], database: Path | None, say: Say, threads: int = 1) -> None:
+    """Invoke dbt in-process against `database` (DuckDB; None: the target given in `args`),
+    printing one line per finished node."""
+    # dbt's import, project load and run allocate hundreds of thousands of long-lived objects that
+    # the cyclic collector would walk again and again (~0.5 s of a small run); its garbage is
+    # bounded (a few MB per invocation, whatever the data size) and collected afterwards
+    with gc_paused():
+        _run_dbt(args, database, say, threads)
+
+
+class _QuietInterruption(logging.Filter):
+    """Keeps dbt's console from reporting a Ctrl-C as a crash: an empty "Encountered an error:",
+    the stack trace of the KeyboardInterrupt and, on Spark, the Java stack trace of every job the
+    interruption cancelled (logs/dbt.log still has them all). The lines of the cancelled nodes
+    stay, and the command then says it was interrupted."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage().rstrip()
+        crash = text.endswith("KeyboardInterrupt") and "Traceback (most recent call last)" in text
+        cancelled_job = "[SPARK_JOB_CANCELLED]" in text
+        return not (crash or cancelled_job or text.endswith("Encountered an error:"))
+
+
+def add_filter_once(logger_name: str, kind: type[logging.Filter]) -> None:
+    """Adds a `kind` filter to the logger (`""`: the root logger) unless it has one already. A
+    logger's filters, unlike its handlers, outlive the logging setup a library repeats."""
+    logger = logging.getLogger(logger_name)
+    if not any(isinstance(f, kind) for f in logger.filters):
+        logger.addFilter(kind())
+
+
+def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> None:
+    from dbt.cli.main import dbtRunner
+
+    add_filter_once("stdout_log", _QuietInterruption)  # dbt's console (set up again on every invocation)
+
+    if database is not None:
+        os.environ["INCENTIVES_DUCKDB_PATH"] = str(database)
+    os.environ["INCENTIVES_THREADS"] = str(threads)
+    failures: list[str] = []
+    done = [0]
+
+    def on_event(event: object) -> None:
+        info = getattr(event, "info", None)
+        if info is None or info.name != "NodeFinished":
+            return
+        node = event.data.node_info  # type: ignore[attr-defined]
+        done[0] += 1
+        status = node.node_status
+        if status in ("error", "fail", "runtime error"):
+            message = getattr(getattr(event.data, "run_result", None), "message", "") or status  # type: ignore[attr-defined]
+            failures.append(f"{node.resource_type} {node.node_name}: {message}")
+        say(f"    [{done[0]:>3}] {node.resource_type:<10} {node.node_name:<40} {status}")
+
+    base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
+            "--quiet", "--no-use-colors"]
+    try:
+        result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
+    finally:
+        _release_dbt_database()
+    if isinstance(result.exception, KeyboardInterrupt):  # dbt cancelled its queries on Ctrl-C
+        raise KeyboardInterrupt
+    if not result.success:
+        detail = "\n  - ".join(failures) if failures else str(result.exception or "see logs/dbt.log")
+        raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")

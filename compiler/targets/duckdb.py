@@ -1,0 +1,172 @@
+"""The DuckDB target (the default): a run builds into a new database file next to the target file,
+``<database>.building``, and only a fully successful build replaces the target (an atomic
+rename), so a failed or killed run leaves the previous results exactly as they were."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Iterable
+
+import duckdb
+
+from ..pipeline.build import build_selection, run_dbt, run_vars
+from ..pipeline.compile import RejectedProgram, compile_alongside
+from ..pipeline.load import RULES_SCHEMA_SUFFIX, load_and_validate, load_rule_tables, sql_string
+from ..pipeline.locks import FileLock, duckdb_lock
+from ..pipeline.progress import PhaseTimer
+from ..pipeline.record import (REJECTED_TABLES, RESULT_TABLES, RunInputs, Summary, rejected_tables_sql,
+                               run_context_sql, stage_rejected_programs, summarize_with)
+from .base import RunJob, Target
+
+
+class DuckDBTarget(Target):
+    """`incentives run --database FILE.duckdb`: the results in a DuckDB file."""
+
+    name = "duckdb"
+    adapter_type = "duckdb"
+
+    def __init__(self, database: Path) -> None:
+        self.database = database.resolve()
+
+    @classmethod
+    def create(cls, database: Path | None = None, settings: dict[str, Any] | None = None) -> "DuckDBTarget":
+        assert database is not None, "a DuckDB run needs a database file"
+        return cls(database)
+
+    def lock(self) -> FileLock:
+        return duckdb_lock(self.database)
+
+    def run(self, job: RunJob, wait: float | None = None) -> Summary:
+        self.database.parent.mkdir(parents=True, exist_ok=True)
+        with self.lock().acquire(wait) as lock:
+            if lock.previous_owner:
+                job.say(f"Taking over the lock of an ended run ({lock.previous_owner}); removing what it left")
+            return self.run_locked(job)
+
+    def run_locked(self, job: RunJob) -> Summary:
+        programs, data_dir, database, say, threads = job.programs, job.data_dir, self.database, job.say, job.threads
+        unit_tests, skip_invalid_programs, skip_invalid_rows = job.unit_tests, job.skip_invalid_programs, job.skip_invalid_rows
+        started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        phase = PhaseTimer()
+
+        building = database.with_name(database.name + ".building")
+        rules_dir = database.with_name(database.name + ".rules")
+        for path in (building, Path(str(building) + ".wal")):  # what a killed run left (we hold the lock)
+            if path.exists():
+                path.unlink()
+        try:
+            say(f"Compiling {programs}")
+            say(f"Loading {data_dir}")
+            (counts, inputs, run_id), rejected = compile_alongside(
+                programs, rules_dir, say, phase, "load",
+                lambda: _load_building(building, programs, data_dir, started_at, skip_invalid_rows), skip_invalid_programs)
+            say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
+            say(f"  run id {run_id}")
+            con = duckdb.connect(str(building))
+            try:  # the rule tables where dbt's seeds go; the build leaves the seeds out and tests the tables
+                load_rule_tables(con, rules_dir, "main" + RULES_SCHEMA_SUFFIX)
+            finally:
+                con.close()
+            phase("rules")
+            say("Building (dbt build)")
+            args = ["build", "--vars", json.dumps(run_vars(unit_tests)), *build_selection(unit_tests)]
+            run_dbt(args, building, say, threads)
+            phase("build")
+            record_run(building, database, run_id, started_at, inputs, counts, threads, rejected)
+            phase("record")
+            os.replace(building, database)
+            phase("swap")
+        finally:
+            for path in (building, Path(str(building) + ".wal")):
+                if path.exists():
+                    path.unlink()
+            shutil.rmtree(rules_dir, ignore_errors=True)
+        summary = summarize(database)
+        phase("summary")
+        summary.phases = phase.done()
+        say(f"Done in {summary.phases['total']:.1f}s: results in {database} "
+            f"(tables {', '.join(RESULT_TABLES)})")
+        return summary
+
+    def read_tables(self, tables: Iterable[str], schema: str | None = None) -> dict[str, list[dict[str, Any]]]:
+        con = duckdb.connect(str(self.database), read_only=True)
+        try:
+            out = {}
+            for name in tables:
+                cursor = con.execute(f"select * from {schema or 'main'}.{name}")
+                columns = [d[0] for d in cursor.description]
+                out[name] = [dict(zip(columns, row)) for row in cursor.fetchall()]
+            return out
+        finally:
+            con.close()
+
+
+TARGET = DuckDBTarget
+
+
+def _load_building(building: Path, programs: Path, data_dir: Path, started_at: dt.datetime,
+                   skip_invalid_rows: bool = False) -> tuple[dict[str, int], RunInputs, str]:
+    """Load and validate the input files into the new database file and give it the run's id:
+    the row counts, the inputs' hashes and the run id."""
+    con = duckdb.connect(str(building))
+    try:
+        counts, sources = load_and_validate(con, data_dir, skip_invalid_rows)
+        inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
+        run_id = inputs.run_id(started_at)
+        con.execute(run_context_sql(run_id))
+        con.execute("checkpoint")
+    finally:
+        con.close()
+    return counts, inputs, run_id
+
+
+RUNS_DDL = """
+create table if not exists main.runs (
+    run_id varchar, started_at timestamp, finished_at timestamp, project_version varchar,
+    programs_sha256 varchar, inputs_sha256 varchar, row_counts varchar, threads integer
+)"""
+
+
+def record_run(building: Path, previous: Path, run_id: str, started_at: dt.datetime, inputs: RunInputs,
+               input_counts: dict[str, int], threads: int, rejected: list[RejectedProgram] | None = None) -> None:
+    """Write the rejection tables and append this run to `main.runs`, carrying over the history of
+    the previous results file."""
+    con = duckdb.connect(str(building))
+    try:
+        stage_rejected_programs(con, rejected or [])
+        for sql in rejected_tables_sql("main", "raw"):
+            con.execute(sql)
+        con.execute(RUNS_DDL)
+        if previous.exists():
+            try:
+                con.execute(f"attach {sql_string(str(previous))} as previous (read_only)")
+                has_runs = con.execute(
+                    "select count(*) from duckdb_tables() where database_name = 'previous' and table_name = 'runs'"
+                ).fetchone()[0]
+                if has_runs:
+                    con.execute("insert into main.runs select * from previous.main.runs")
+            except duckdb.Error:
+                pass  # an unreadable previous file has no history to carry over
+            finally:
+                con.execute("detach database if exists previous")
+        counts = dict(input_counts)
+        for table in (*RESULT_TABLES, "run_warnings", *REJECTED_TABLES):
+            counts[table] = con.execute(f"select count(*) from main.{table}").fetchone()[0]
+        con.execute("insert into main.runs values (?, ?, ?, ?, ?, ?, ?, ?)",
+                    list(inputs.runs_row(run_id, started_at, counts, threads)))
+        con.execute("checkpoint")
+    finally:
+        con.close()
+
+
+def summarize(database: Path) -> Summary:
+    """Figures of the results in `database` (opened read-only)."""
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        return summarize_with(lambda sql: con.execute(sql).fetchall())
+    finally:
+        con.close()

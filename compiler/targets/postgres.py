@@ -1,0 +1,128 @@
+"""The PostgreSQL target: psycopg2 for loading, recording and the swap (the schemas renamed in one
+transaction: readers see the old results or the new ones); an advisory lock per schema."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import RunError
+from ..pipeline.locks import PostgresLock
+from .warehouse import RUNS_COLUMNS, SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
+
+
+class Postgres(Warehouse):
+    target = "postgres"
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        try:
+            import psycopg2
+        except ImportError:
+            raise RunError("the postgres target needs dbt-postgres: pip install -e '.[postgres]'") from None
+        options = {k: settings[k] for k in ("sslmode", "sslcert", "sslkey", "sslrootcert", "application_name")
+                   if settings.get(k)}
+        try:
+            self.con = psycopg2.connect(
+                host=settings.get("host"), port=settings.get("port", 5432), user=settings.get("user"),
+                password=settings.get("password") or settings.get("pass"), dbname=settings.get("dbname") or settings.get("database"),
+                connect_timeout=int(settings.get("connect_timeout") or 10), **options)
+        except psycopg2.OperationalError as exc:
+            raise RunError(f"cannot connect to PostgreSQL at {settings.get('host')}:{settings.get('port')} "
+                           f"(target postgres of profiles/profiles.yml; scripts/start-postgres.sh starts a local "
+                           f"server): {str(exc).strip()}") from None
+        self.con.autocommit = True
+        self._psycopg2 = psycopg2
+
+    def execute(self, sql: str, params: Any = None) -> None:
+        with self.con.cursor() as cur:
+            cur.execute(sql, params)
+
+    def fetch(self, sql: str) -> list[tuple[Any, ...]]:
+        with self.con.cursor() as cur:
+            cur.execute(sql)
+            return cur.fetchall()
+
+    def fetch_dicts(self, sql: str) -> list[dict[str, Any]]:
+        with self.con.cursor() as cur:
+            cur.execute(sql)
+            cols = [d[0] for d in cur.description]
+            return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+    def schema_exists(self, schema: str) -> bool:
+        with self.con.cursor() as cur:
+            cur.execute("select 1 from information_schema.schemata where schema_name = %s", (schema,))
+            return cur.fetchone() is not None
+
+    def tables(self, schema: str) -> list[str]:
+        with self.con.cursor() as cur:
+            cur.execute("select table_name from information_schema.tables where table_schema = %s"
+                        " and table_type = 'BASE TABLE' order by 1", (schema,))
+            return [r[0] for r in cur.fetchall()]
+
+    def drop_schema(self, schema: str) -> None:
+        self.execute(f'drop schema if exists "{schema}" cascade')
+
+    def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
+        columns = _text_columns(scratch, relation)
+        ddl = ", ".join('"_row" bigint' if c == "_row" else f'"{c}" text' for c in columns)
+        self.execute(f'create table "{schema}"."{name}" ({ddl})')
+        with tempfile.TemporaryDirectory(prefix="incentives-pg-") as tmp:
+            path = Path(tmp) / f"{name}.csv"
+            # every non-null value quoted: an unquoted empty field is NULL to COPY, "" an empty text
+            scratch.execute(f"copy ({_export_select(columns, relation)}) to '{path}' "
+                            "(format csv, header false, force_quote *)")
+            with open(path) as fh, self.con.cursor() as cur:
+                cur.copy_expert(f'copy "{schema}"."{name}" from stdin with (format csv)', fh)
+
+    def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
+        types = {"string": "text", "timestamp": "timestamp", "integer": "integer"}
+        self.execute(f'create table "{schema}".runs ('
+                     + ", ".join(f"{c} {types[t]}" for c, t in RUNS_COLUMNS) + ")")
+        if history_from and "runs" in self.tables(history_from):
+            try:
+                self.execute(f'insert into "{schema}".runs select * from "{history_from}".runs')
+            except self._psycopg2.Error:
+                pass  # a runs table of another shape has no history to carry over
+        self.execute(f'insert into "{schema}".runs values (' + ", ".join(["%s"] * len(row)) + ")", row)
+
+    def swap(self, building: str, schema: str) -> None:
+        """Drop the previous results and rename the building schemas over them, in one transaction."""
+        self.con.autocommit = False
+        try:
+            with self.con.cursor() as cur:
+                for suffix in SCHEMA_SUFFIXES:
+                    cur.execute(f'drop schema if exists "{schema}{suffix}" cascade')
+                    cur.execute(f'alter schema "{building}{suffix}" rename to "{schema}{suffix}"')
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+        finally:
+            self.con.autocommit = True
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class PostgresTarget(WarehouseTarget):
+    """`incentives run --target postgres`."""
+
+    name = "postgres"
+    adapter_type = "postgres"
+
+    def connect(self) -> Postgres:
+        return Postgres(self.settings)
+
+    def lock(self) -> PostgresLock:
+        """A session-level advisory lock on the schema, held by a connection of its own."""
+        settings = self.settings
+        return PostgresLock(lambda name: Postgres({**settings, "application_name": name}).con, str(settings["schema"]))
+
+    def runs_threads(self, threads: int) -> int:
+        return threads
+
+
+TARGET = PostgresTarget

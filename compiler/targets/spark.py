@@ -1,0 +1,170 @@
+"""The Spark target (dbt-spark's session method): a SparkSession in this process (local mode, an
+embedded Derby metastore). Spark has no schema rename: the swap copies each result table next to
+the live one and renames it over the live one."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import RunError
+from ..pipeline.build import add_filter_once
+from ..pipeline.locks import FileLock
+from .warehouse import RUNS_COLUMNS, SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
+
+
+def spark_dir() -> Path:
+    """INCENTIVES_SPARK_DIR (default ./spark) made absolute, so Spark and Derby agree on it."""
+    path = Path(os.environ.get("INCENTIVES_SPARK_DIR") or "spark").resolve()
+    os.environ["INCENTIVES_SPARK_DIR"] = str(path)
+    return path
+
+
+def _keep_profile_ansi_mode() -> None:
+    """dbt-spark 1.11 overwrites `spark.sql.ansi.enabled` with false in every profile and sets it on
+    every statement it runs. Keep the profile's value instead (in this process): ANSI mode makes a
+    decimal overflow or a bad cast fail the build rather than return NULL."""
+    try:
+        from dbt.adapters.spark.connections import SparkCredentials
+    except ImportError:
+        return
+    original = SparkCredentials.__post_init__
+    if getattr(original, "_incentives_keeps_ansi", False):
+        return
+
+    def __post_init__(self: Any) -> None:
+        wanted = {str(k): str(v) for k, v in (self.server_side_parameters or {}).items()}.get("spark.sql.ansi.enabled")
+        original(self)
+        if wanted is not None:
+            self.server_side_parameters["spark.sql.ansi.enabled"] = wanted
+
+    __post_init__._incentives_keeps_ansi = True  # type: ignore[attr-defined]
+    SparkCredentials.__post_init__ = __post_init__  # type: ignore[method-assign]
+
+
+def spark_session(settings: dict[str, Any]) -> Any:
+    """The process' SparkSession with the profile's `server_side_parameters` (the one dbt-spark's
+    session method then uses too). Local mode; the jars come with the pyspark wheel."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise RunError("the spark target needs dbt-spark[session] and pyspark: pip install -e '.[spark]'") from None
+    if settings.get("method") != "session":
+        raise RunError(f"`incentives run --target spark` runs Spark in this process (method: session); "
+                       f"this profile uses method {settings.get('method')!r}: load the inputs yourself and run "
+                       "`dbt build` (README, Spark)")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        raise RunError("the spark target needs Java 17 or newer (scripts/ensure-java.sh installs Debian's)")
+    _keep_profile_ansi_mode()
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in (settings.get("server_side_parameters") or {}).items():
+        builder = builder.config(str(key), str(value))
+    session = builder.getOrCreate()
+    level = (settings.get("server_side_parameters") or {}).get("spark.log.level")
+    if level:
+        session.sparkContext.setLogLevel(str(level))
+    return session
+
+
+class _Py4jRootRecords(logging.Filter):
+    """Drops what py4j logs through the root logger (its own loggers, named py4j.*, are kept)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return f"{os.sep}py4j{os.sep}" not in record.pathname
+
+
+class Spark(Warehouse):
+    target = "spark"
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.session = spark_session(settings)
+        # py4j reports a Ctrl-C during a call to the JVM (and pyspark's failed attempt to cancel
+        # the jobs from inside that call) with tracebacks through the root logger; the command
+        # says it was interrupted
+        add_filter_once("", _Py4jRootRecords)
+
+    def execute(self, sql: str) -> None:
+        self.session.sql(sql).collect()
+
+    def fetch(self, sql: str) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self.session.sql(sql).collect()]
+
+    def fetch_dicts(self, sql: str) -> list[dict[str, Any]]:
+        return [r.asDict() for r in self.session.sql(sql).collect()]
+
+    def schema_exists(self, schema: str) -> bool:
+        return bool(self.session.catalog.databaseExists(schema))
+
+    def tables(self, schema: str) -> list[str]:
+        if not self.schema_exists(schema):
+            return []
+        return sorted(t.name for t in self.session.catalog.listTables(schema) if t.tableType != "VIEW")
+
+    def drop_schema(self, schema: str) -> None:
+        self.execute(f"drop database if exists {schema} cascade")
+
+    def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
+        columns = _text_columns(scratch, relation)
+        with tempfile.TemporaryDirectory(prefix="incentives-spark-") as tmp:
+            path = Path(tmp) / f"{name}.parquet"
+            scratch.execute(f"copy ({_export_select(columns, relation)}) to '{path}' (format parquet)")
+            frame = self.session.read.parquet(str(path))
+            frame.write.format("parquet").mode("overwrite").saveAsTable(f"{schema}.{name}")
+
+    def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
+        from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampNTZType
+
+        types = {"string": StringType(), "timestamp": TimestampNTZType(), "integer": IntegerType()}
+        ddl = ", ".join(f"{c} {'timestamp_ntz' if t == 'timestamp' else t}" for c, t in RUNS_COLUMNS)
+        self.execute(f"create table if not exists {schema}.runs ({ddl}) using parquet")
+        frame = self.session.createDataFrame([row], StructType([StructField(c, types[t]) for c, t in RUNS_COLUMNS]))
+        frame.write.insertInto(f"{schema}.runs")
+
+    def swap(self, building: str, schema: str) -> None:
+        """Copy each result table next to the live one, then rename it over the live one."""
+        self.create_schema(schema)
+        tables = self.tables(building)
+        for table in tables:
+            self.execute(f"drop table if exists {schema}.{table}__new")
+            self.execute(f"create table {schema}.{table}__new using parquet as select * from {building}.{table}")
+        live = set(self.tables(schema))
+        for table in tables:
+            self.execute(f"drop table if exists {schema}.{table}__old")
+            if table in live:
+                self.execute(f"alter table {schema}.{table} rename to {schema}.{table}__old")
+            self.execute(f"alter table {schema}.{table}__new rename to {schema}.{table}")
+        for table in tables:
+            self.execute(f"drop table if exists {schema}.{table}__old")
+        for suffix in SCHEMA_SUFFIXES:
+            self.drop_schema(f"{building}{suffix}")
+
+
+class SparkTarget(WarehouseTarget):
+    """`incentives run --target spark`."""
+
+    name = "spark"
+    adapter_type = "spark"
+    parquet_tables = True
+    records_after_swap = True
+
+    @classmethod
+    def prepare_environment(cls) -> None:
+        spark_dir()
+
+    def connect(self) -> Warehouse:
+        return Spark(self.settings)
+
+    def lock(self) -> FileLock:
+        """A file lock on the metastore directory: its Derby metastore admits one process at a time."""
+        directory = spark_dir()
+        return FileLock(directory / "incentives-run.lock",
+                        f"the Spark metastore {directory} (schema {self.settings['schema']})")
+
+
+TARGET = SparkTarget

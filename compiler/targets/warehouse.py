@@ -1,0 +1,275 @@
+"""The targets that build in schemas of a warehouse: PostgreSQL (postgres.py), Spark in this process
+(spark.py) and a Spark Thrift server (spark_thrift.py), for `incentives run --target ...`.
+
+The pipeline is the DuckDB one (duckdb.py) with another warehouse at the end:
+
+1. compile the programs into rule CSVs; load the input files into a scratch in-memory DuckDB and
+   validate them there (the same readers and checks as a DuckDB run, so every engine sees the same
+   text and the same NULLs);
+2. copy the raw tables and the rule tables into the target, into fresh schemas
+   `<schema>__building_raw` and `<schema>__building_rules` (PostgreSQL: COPY through psycopg2;
+   Spark: Parquet written by DuckDB, read by the SparkSession and saved as tables; a Spark Thrift
+   server: SQL through dbt-spark's connection, Parquet files when the server shares this machine's
+   files, else `insert ... values`);
+3. `dbt build --target <target>` in-process into `<schema>__building` (+ `_internal`): the var
+   `build_schema` (macros/generate_schema_name.sql), with `input_schema` pointing at the copied
+   inputs and the rule tables where the seeds go (`<build schema>_rules`), the seeds left out;
+4. record the run in `runs` and swap the new results in. PostgreSQL renames the schemas in one
+   transaction (atomic: readers see the old results or the new ones); Spark has no schema rename,
+   so each result table is copied next to the live one and renamed over it (a reader may find a
+   table missing for the instant between two renames; a failed build leaves everything as it was).
+
+Connection settings come from the `incentives` profile (profiles/profiles.yml) as dbt renders it,
+environment variables included, so this module and dbt always talk to the same database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import tempfile
+from abc import abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar, Iterable
+
+import duckdb
+
+from ..errors import RunError
+from ..pipeline.build import PROJECT_DIR, build_selection, run_dbt, run_vars
+from ..pipeline.compile import compile_alongside
+from ..pipeline.load import load_and_validate, load_rule_tables
+from ..pipeline.progress import PhaseTimer
+from ..pipeline.record import (REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
+                               rejected_tables_sql, run_context_sql, stage_rejected_programs, summarize_with)
+from . import TARGETS, get_target, target_class
+from .base import RunJob, RunLock, Target
+
+PROFILE_NAME = "incentives"
+
+PROFILES_DIR = PROJECT_DIR / "profiles"
+# the schemas one run owns, as suffixes of the target's schema: results, dbt's internal models,
+# the loaded inputs and the loaded rule tables
+SCHEMA_SUFFIXES = ("", "_internal", "_raw", "_rules")
+BUILDING = "__building"
+RUNS_COLUMNS = (("run_id", "string"), ("started_at", "timestamp"), ("finished_at", "timestamp"),
+                ("project_version", "string"), ("programs_sha256", "string"), ("inputs_sha256", "string"),
+                ("row_counts", "string"), ("threads", "integer"))
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+# --------------------------------------------------------------------------- profile
+
+
+def target_settings(target: str) -> dict[str, Any]:
+    """The `target` output of the incentives profile, rendered by dbt (env_var() applied)."""
+    from dbt.config.profile import Profile, read_profile
+    from dbt.config.renderer import ProfileRenderer
+    from dbt_common.context import set_invocation_context
+
+    cls = target_class(target)
+    cls.prepare_environment()
+    set_invocation_context(os.environ)
+    try:
+        raw = read_profile(str(PROFILES_DIR))
+        _, settings = Profile.render_profile(raw[PROFILE_NAME], PROFILE_NAME, target, ProfileRenderer({}))
+    except Exception as exc:  # dbt's errors (unknown target, bad YAML) carry the explanation
+        raise RunError(f"cannot read target {target!r} of profiles/profiles.yml: {exc}") from None
+    if settings.get("type") != cls.adapter_type:
+        raise RunError(f"target {target!r} of profiles/profiles.yml has type {settings.get('type')!r}")
+    schema = str(settings.get("schema") or "")
+    if not _IDENTIFIER.match(schema):
+        raise RunError(f"target {target!r}: schema {schema!r} must be a plain identifier (letters, digits, _)")
+    return settings
+
+
+# --------------------------------------------------------------------------- warehouses
+
+
+class Warehouse:
+    """A connection to the target engine: SQL, and tables copied from the scratch DuckDB."""
+
+    target = ""
+
+    def execute(self, sql: str) -> None:
+        raise NotImplementedError
+
+    def fetch(self, sql: str) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def fetch_dicts(self, sql: str) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def schema_exists(self, schema: str) -> bool:
+        raise NotImplementedError
+
+    def tables(self, schema: str) -> list[str]:
+        raise NotImplementedError
+
+    def drop_schema(self, schema: str) -> None:
+        raise NotImplementedError
+
+    def create_schema(self, schema: str) -> None:
+        self.execute(f"create schema if not exists {schema}")
+
+    def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
+        """Create `schema.name` with the rows of the scratch DuckDB's `relation`: `_row` stays a
+        bigint, every other column is text (the staging models cast them)."""
+        raise NotImplementedError
+
+    def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
+        raise NotImplementedError
+
+    def swap(self, building: str, schema: str) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+def _text_columns(scratch: duckdb.DuckDBPyConnection, relation: str) -> list[str]:
+    return [r[0] for r in scratch.execute(f"describe select * from {relation}").fetchall()]
+
+
+def _export_select(columns: Iterable[str], relation: str) -> str:
+    cols = ", ".join('"_row"' if c == "_row" else f'cast("{c}" as varchar) as "{c}"' for c in columns)
+    return f"select {cols} from {relation}"
+
+
+class WarehouseTarget(Target):
+    """A target of the profile that builds in schemas: the run loads and validates the inputs in a
+    scratch DuckDB, copies them into fresh schemas, builds, records and swaps the schemas in."""
+
+    parquet_tables: ClassVar[bool] = False  # tables it creates need `using parquet`
+    records_after_swap: ClassVar[bool] = False  # appends to `runs` after the swap (no history carried)
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.settings = settings
+
+    @classmethod
+    def create(cls, database: Path | None = None, settings: dict[str, Any] | None = None) -> "WarehouseTarget":
+        return cls(settings or target_settings(cls.name))
+
+    @abstractmethod
+    def connect(self) -> Warehouse:
+        """A connection to the target's engine."""
+
+    def runs_threads(self, threads: int) -> int:
+        """The threads recorded in `runs`: the profile's."""
+        return int(self.settings.get("threads") or 1)
+
+    def run_locked(self, job: RunJob) -> Summary:
+        target, settings, programs, data_dir, say = self.name, self.settings, job.programs, job.data_dir, job.say
+        threads, unit_tests = job.threads, job.unit_tests
+        skip_invalid_programs, skip_invalid_rows = job.skip_invalid_programs, job.skip_invalid_rows
+        started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        phase = PhaseTimer()
+
+        schema = str(settings["schema"])
+        building = schema + BUILDING
+        work = Path(tempfile.mkdtemp(prefix="incentives-run-"))
+        scratch = duckdb.connect()
+        warehouse: Warehouse | None = None
+        swapped = False
+        try:
+            rules_dir = work / "rules"
+            say(f"Compiling {programs}")
+            say(f"Loading {data_dir} (validated in DuckDB)")
+            (counts, sources), rejected = compile_alongside(
+                programs, rules_dir, say, phase, "validate",
+                lambda: load_and_validate(scratch, data_dir, skip_invalid_rows), skip_invalid_programs)
+            stage_rejected_programs(scratch, rejected)
+            rule_names = load_rule_csvs(scratch, rules_dir)
+            phase("read rules")
+            say(f"  {', '.join(f'{name} {n:,}' for name, n in counts.items())}")
+
+            say(f"Loading into {target} (schemas {building}_raw, {building}_rules)")
+            warehouse = self.connect()
+            for suffix in SCHEMA_SUFFIXES:  # what a failed or killed earlier run left
+                warehouse.drop_schema(building + suffix)
+            for suffix in ("_raw", "_rules"):
+                warehouse.create_schema(building + suffix)
+            for name in (*counts, *REJECTED_TABLES):
+                warehouse.copy_from_duckdb(scratch, f"raw.{name}", building + "_raw", name)
+            for name in rule_names:
+                warehouse.copy_from_duckdb(scratch, f"rules.{name}", building + "_rules", name)
+            phase("load")
+
+            inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
+            run_id = inputs.run_id(started_at)
+            scratch.execute(run_context_sql(run_id))
+            warehouse.copy_from_duckdb(scratch, f"raw.{RUN_CONTEXT}", building + "_raw", RUN_CONTEXT)
+            say(f"  run id {run_id}")
+            say(f"Building (dbt build --target {target}) into {building}")
+            # the same vars on every run (the run id is in run_context), so dbt reuses its partial parse
+            dbt_vars = run_vars(unit_tests, build_schema=building, input_schema=building + "_raw")
+            # the rule tables are where dbt's seeds go (<build schema>_rules): the seeds are left out
+            args = ["build", "--target", target, "--vars", json.dumps(dbt_vars), *build_selection(unit_tests)]
+            run_dbt(args, None, say, threads)
+            phase("build")
+
+            for sql in rejected_tables_sql(building, building + "_raw", spark=self.parquet_tables):
+                warehouse.execute(sql)
+            row_counts = dict(counts)
+            for table in (*RESULT_TABLES, "run_warnings", *REJECTED_TABLES):
+                row_counts[table] = int(warehouse.fetch(f"select count(*) from {building}.{table}")[0][0])
+            summary = summarize_with(warehouse.fetch, building, building + "_internal")
+            row = inputs.runs_row(run_id, started_at, row_counts,
+                                  self.runs_threads(threads))
+            if not self.records_after_swap:
+                warehouse.record_run(building, row, history_from=schema)
+            phase("record")
+            warehouse.swap(building, schema)
+            swapped = True
+            if self.records_after_swap:
+                warehouse.record_run(schema, row, history_from=None)
+            phase("swap")
+        finally:
+            if warehouse is not None:
+                if not swapped:
+                    for suffix in SCHEMA_SUFFIXES:
+                        try:
+                            warehouse.drop_schema(building + suffix)
+                        except Exception:  # the original error matters more
+                            pass
+                warehouse.close()
+            scratch.close()
+            shutil.rmtree(work, ignore_errors=True)
+        summary.phases = phase.done()
+        say(f"Done in {summary.phases['total']:.1f}s: results in schema {schema} of target {target} "
+            f"(tables {', '.join(RESULT_TABLES)})")
+        return summary
+
+    def read_tables(self, tables: Iterable[str], schema: str | None = None) -> dict[str, list[dict[str, Any]]]:
+        schema = schema or str(self.settings["schema"])
+        warehouse = self.connect()
+        try:
+            return {name: warehouse.fetch_dicts(f"select * from {schema}.{name}") for name in tables}
+        finally:
+            warehouse.close()
+
+
+def connect(target: str, settings: dict[str, Any] | None = None) -> Warehouse:
+    """A connection to `target` of the profile (postgres, spark or spark_thrift)."""
+    cls = target_class(target)
+    if not issubclass(cls, WarehouseTarget):
+        raise RunError(f"unknown target {target!r}; one of {', '.join(TARGETS)}")
+    return cls.create(settings=settings).connect()
+
+
+def load_rule_csvs(scratch: duckdb.DuckDBPyConnection, rules_dir: Path, schema: str = "rules") -> list[str]:
+    """Read the compiled rule CSVs (the seeds) into the scratch DuckDB as text, to copy them to the
+    target exactly as written (the staging models cast them)."""
+    return load_rule_tables(scratch, rules_dir, schema, typed=False)
+
+
+def run_lock(target: str, settings: dict[str, Any]) -> RunLock:
+    """The run lock of `target` (see its `lock`)."""
+    return get_target(target, settings=settings).lock()
+
+
+def read_tables(target: str, tables: Iterable[str], schema: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Rows of result tables of `target` (default schema: the profile's), as dicts."""
+    return get_target(target).read_tables(tables, schema)
