@@ -97,3 +97,27 @@ def test_every_model_has_its_yaml_and_unit_tests_beside_it() -> None:
                if len([p for p in d.glob("*.yml") if p.name != "_sources.yml"]) > 1]
     assert not misplaced, "\n".join(misplaced)
     assert not several, f"more than one model YAML in a folder: {several}"
+
+
+def test_one_macro_per_qualification_type_and_calculator() -> None:
+    """The qualification types and calculators dbt knows are the macros qualification_<type> and
+    calculator_<name> (one file each, macros/implementations.sql); they are the values the
+    compiled seeds accept (seeds/_incentive_rules.yml, generated from the CLI's one list)."""
+    import yaml
+
+    seeds = yaml.safe_load((PROJECT_DIR / "seeds" / "_incentive_rules.yml").read_text())["seeds"]
+
+    def accepted(table: str, column: str) -> set[str]:
+        seed = next(s for s in seeds if s["name"] == table)
+        col = next(c for c in seed["columns"] if c["name"] == column)
+        test = next(t["accepted_values"] for t in col["data_tests"] if isinstance(t, dict) and "accepted_values" in t)
+        return set(test["arguments"]["values"])
+
+    macro = re.compile(r"{%-?\s*macro\s+(\w+)\s*\(")
+    defined = {name for path in (PROJECT_DIR / "macros").rglob("*.sql") for name in macro.findall(path.read_text())}
+    for prefix, folder, table, column in (("qualification_", "qualifications", "qualifications", "qualification_type"),
+                                          ("calculator_", "calculators", "offers", "calculator_key")):
+        names = {n[len(prefix):] for n in defined if n.startswith(prefix)}
+        assert names == accepted(table, column), (prefix, names ^ accepted(table, column))
+        for name in names:
+            assert (PROJECT_DIR / "macros" / folder / f"{name}.sql").exists(), name

@@ -3,13 +3,12 @@
 -- the exact quotients of this model are longer there: a table on Spark.
 {{ config(materialized='table' if target.type in ('spark', 'databricks') else 'view') }}
 
--- Stacked offers: set coverage = the participant's net coverage units (quantity / conversion
--- rate, only where the uom is the conversion's `from`); a stack's overlap = the smallest set
--- coverage (0 if any <= 0). Each paying transaction of a set in a stack with overlap earns
--- coverage x rate x overlap / set coverage. The rows carry coverage, overlap and set coverage, so
--- every derived column is one exact quotient (divide last): incentivized quantity and amount are
--- q x overlap / set coverage and value x overlap / set coverage, the contribution (overlap / set
--- coverage) is only reported.
+-- Stacked offers: each paying transaction of a set in a stack with overlap > 0 earns
+-- coverage x rate x overlap / set coverage. Coverage and overlap are computed once, in
+-- int_stack_coverage; here only the qualified pairs' set transactions meet them. The rows carry
+-- coverage, overlap and set coverage, so every derived column is one exact quotient (divide last):
+-- incentivized quantity and amount are q x overlap / set coverage and value x overlap / set
+-- coverage, the contribution (overlap / set coverage) is only reported.
 with qualified as (
     select * from {{ ref('int_offer_status') }}
     where qualified and strategy_key = 'stacked'
@@ -19,45 +18,31 @@ set_skus as (
     select * from {{ ref('stg_rules__stacked_set_skus') }}
 ),
 
-stacks as (
-    select * from {{ ref('stg_rules__stacked_stacks') }}
-),
-
 transactions as (
     select * from {{ ref('int_transactions') }}
 ),
 
+stack_coverage as (
+    select * from {{ ref('int_stack_coverage') }}
+),
+
 set_transactions as (
-    {{ incentives._stacked_set_transactions('qualified') }}
-),
-
-set_coverage as (
-    {{ incentives._stacked_set_coverage() }}
-),
-
-stack_overlap as (
-    {{ incentives._stacked_overlap('qualified') }}
+    {{ incentives._stacked_set_transactions('qualified', 'set_skus', 'transactions') }}
 ),
 
 contributions as (
+    -- one row per stack the transaction's set is in
     select
         set_transactions.*,
-        stacks.stack_key,
-        stack_overlap.overlap,
-        set_coverage.set_coverage
+        stack_coverage.stack_key,
+        stack_coverage.overlap,
+        stack_coverage.set_coverage
     from set_transactions
-    inner join stacks
-        on stacks.offer_key = set_transactions.offer_key
-        and stacks.set_key = set_transactions.set_key
-    inner join stack_overlap
-        on stack_overlap.entity_id = set_transactions.entity_id
-        and stack_overlap.offer_key = set_transactions.offer_key
-        and stack_overlap.stack_key = stacks.stack_key
-    inner join set_coverage
-        on set_coverage.entity_id = set_transactions.entity_id
-        and set_coverage.offer_key = set_transactions.offer_key
-        and set_coverage.set_key = set_transactions.set_key
-    where stack_overlap.overlap > 0 and set_transactions.rate > 0
+    inner join stack_coverage
+        on stack_coverage.entity_id = set_transactions.entity_id
+        and stack_coverage.offer_key = set_transactions.offer_key
+        and stack_coverage.set_key = set_transactions.set_key
+    where stack_coverage.overlap > 0 and set_transactions.rate > 0
 ),
 
 final as (
