@@ -1,5 +1,5 @@
-"""The dbt unit tests (`unit_tests:` in models/intermediate/_intermediate.yml and
-models/marts/_marts.yml) all pass.
+"""The dbt unit tests (`unit_tests:` in the YAML beside the models: one per folder of
+models/intermediate/ and models/marts/_marts.yml) all pass, and each sits beside its model.
 
 dbt unit tests read the column types of every mocked ref from the database, so the test first
 builds the example into a fresh DuckDB file (`incentives run`, which leaves unit tests out),
@@ -72,3 +72,53 @@ def test_unique_key_tests_find_duplicates(built_example: Path) -> None:
     status = {m["name"].split("_")[2]: m["status"] for m in map(NODE_LINE.match, lines) if m}
     assert status == {"potential": "fail", "offer": "fail", "stack": "pass", "qualification": "pass"}, lines
     assert "Got 1 result" in str(failed.value)
+
+
+def test_every_model_has_its_yaml_and_unit_tests_beside_it() -> None:
+    """Every model is documented in the one YAML of its own folder, and each unit test sits in the
+    YAML beside the model it tests (models/intermediate/<concern>/_<concern>.yml, ...)."""
+    import yaml
+
+    models_dir = PROJECT_DIR / "models"
+    documented: dict[str, Path] = {}
+    misplaced: list[str] = []
+    for path in sorted(models_dir.rglob("*.yml")):
+        doc = yaml.safe_load(path.read_text()) or {}
+        for model in doc.get("models", []):
+            documented[model["name"]] = path.parent
+        for unit in doc.get("unit_tests", []):
+            if not (path.parent / f"{unit['model']}.sql").exists():
+                misplaced.append(f"{path.relative_to(PROJECT_DIR)}: unit test {unit['name']} tests {unit['model']}, "
+                                 f"which is not in {path.parent.relative_to(PROJECT_DIR)}/")
+    for sql in sorted(models_dir.rglob("*.sql")):
+        if documented.get(sql.stem) != sql.parent:
+            misplaced.append(f"{sql.relative_to(PROJECT_DIR)}: no entry in a YAML of its own folder")
+    yamls = {path.parent for path in models_dir.rglob("*.yml")}
+    several = [str(d.relative_to(PROJECT_DIR)) for d in sorted(yamls)
+               if len([p for p in d.glob("*.yml") if p.name != "_sources.yml"]) > 1]
+    assert not misplaced, "\n".join(misplaced)
+    assert not several, f"more than one model YAML in a folder: {several}"
+
+
+def test_one_macro_per_qualification_type_and_calculator() -> None:
+    """The qualification types and calculators dbt knows are the macros qualification_<type> and
+    calculator_<name> (one file each, macros/implementations.sql); they are the values the
+    compiled seeds accept (seeds/_incentive_rules.yml, generated from the CLI's one list)."""
+    import yaml
+
+    seeds = yaml.safe_load((PROJECT_DIR / "seeds" / "_incentive_rules.yml").read_text())["seeds"]
+
+    def accepted(table: str, column: str) -> set[str]:
+        seed = next(s for s in seeds if s["name"] == table)
+        col = next(c for c in seed["columns"] if c["name"] == column)
+        test = next(t["accepted_values"] for t in col["data_tests"] if isinstance(t, dict) and "accepted_values" in t)
+        return set(test["arguments"]["values"])
+
+    macro = re.compile(r"{%-?\s*macro\s+(\w+)\s*\(")
+    defined = {name for path in (PROJECT_DIR / "macros").rglob("*.sql") for name in macro.findall(path.read_text())}
+    for prefix, folder, table, column in (("qualification_", "qualifications", "qualifications", "qualification_type"),
+                                          ("calculator_", "calculators", "offers", "calculator_key")):
+        names = {n[len(prefix):] for n in defined if n.startswith(prefix)}
+        assert names == accepted(table, column), (prefix, names ^ accepted(table, column))
+        for name in names:
+            assert (PROJECT_DIR / "macros" / folder / f"{name}.sql").exists(), name

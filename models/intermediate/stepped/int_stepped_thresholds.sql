@@ -56,11 +56,11 @@ thresholds as (
 ),
 
 reached as (
-    {{ incentives._tier_thresholds('thresholds', ['entity_id', 'offer_key']) }}
+    {{ incentives._tier_thresholds('thresholds', ['entity_id', 'offer_key'], 'tiers') }}
 ),
 
 upcoming as (
-    {{ incentives._tier_thresholds('thresholds', ['entity_id', 'offer_key'], next=true) }}
+    {{ incentives._tier_thresholds('thresholds', ['entity_id', 'offer_key'], 'tiers', next=true) }}
 ),
 
 final as (

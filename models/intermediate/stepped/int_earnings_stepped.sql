@@ -54,7 +54,7 @@ offer_scope as (
 
 participant_tiers as (
     -- the tier is chosen once per participant x offer (or per transaction below), not per earning row
-    {{ incentives._tier_thresholds('thresholds', ['entity_id', 'offer_key']) }}
+    {{ incentives._tier_thresholds('thresholds', ['entity_id', 'offer_key'], 'tiers') }}
 ),
 
 transaction_threshold_values as (
@@ -68,7 +68,7 @@ transaction_threshold_values as (
 ),
 
 transaction_tiers as (
-    {{ incentives._tier_thresholds('transaction_threshold_values', ['transaction_id', 'offer_key']) }}
+    {{ incentives._tier_thresholds('transaction_threshold_values', ['transaction_id', 'offer_key'], 'tiers') }}
 ),
 
 earning_keys as (
