@@ -24,7 +24,7 @@ import duckdb
 
 from .compile import RejectedProgram, compile_text, gc_paused, write_rules
 from .errors import DataError, IncentivesError, IssueCollector, RunError
-from .validate_data import Source, validate_inputs
+from .validate_data import Source, compile_input_checks, validate_inputs
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 INPUT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -299,7 +299,7 @@ def run_vars(unit_tests: bool, **schemas: str) -> dict[str, Any]:
 def build_selection(unit_tests: bool) -> list[str]:
     """What `incentives run` builds: every model and data test, not the seeds (the run loaded
     its own rule tables where the seeds go; their data tests still run on them), not the staging
-    data tests (validate_inputs checked the same on the files), not the models' primary-key tests
+    data tests (validate_inputs ran the source tests on the files), not the models' primary-key tests
     tagged model_key (keys the SQL itself guarantees, checked by `dbt build` alone and the unit
     tests; here they would scan the largest tables again on every run), unit tests only when asked."""
     return ["--select", "resource_type:model", "resource_type:test", *(["resource_type:unit_test"] if unit_tests else []),
@@ -540,25 +540,29 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")
 
 
-def load_and_validate(con: Any, data_dir: Path,
-                      skip_invalid_rows: bool = False) -> tuple[dict[str, int], dict[str, Source]]:
+def load_and_validate(con: Any, data_dir: Path, skip_invalid_rows: bool = False, database: str = ":memory:",
+                      dbt_vars: dict[str, Any] | None = None) -> tuple[dict[str, int], dict[str, Source]]:
     """load_inputs, then validate_inputs (which raises DataError listing every problem, or with
     `skip_invalid_rows` moves the rows with problems into raw.rejected_rows): the row counts
-    (of the rows kept) and where each table came from."""
-    counts, sources = load_inputs(con, data_dir)
-    if validate_inputs(con, sources, skip_invalid_rows):
-        for name in counts:
-            counts[name] = con.execute(f"select count(*) from raw.{name}").fetchone()[0]
+    (of the rows kept) and where each table came from. The input checks are the dbt tests on the
+    sources, compiled (compile_input_checks) while the files load: `database` is the path of
+    `con`'s database (':memory:' for an in-memory one), `dbt_vars` the vars of the run's build."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="incentives-checks") as pool:
+        checks = pool.submit(compile_input_checks, database, dbt_vars if dbt_vars is not None else run_vars(False))
+        counts, sources = load_inputs(con, data_dir)
+        if validate_inputs(con, sources, checks.result(), skip_invalid_rows):
+            for name in counts:
+                counts[name] = con.execute(f"select count(*) from raw.{name}").fetchone()[0]
     return counts, sources
 
 
 def _load_building(building: Path, programs: Path, data_dir: Path, started_at: dt.datetime,
-                   skip_invalid_rows: bool = False) -> tuple[dict[str, int], RunInputs, str]:
+                   skip_invalid_rows: bool = False, unit_tests: bool = False) -> tuple[dict[str, int], RunInputs, str]:
     """Load and validate the input files into the new database file and give it the run's id:
     the row counts, the inputs' hashes and the run id."""
     con = duckdb.connect(str(building))
     try:
-        counts, sources = load_and_validate(con, data_dir, skip_invalid_rows)
+        counts, sources = load_and_validate(con, data_dir, skip_invalid_rows, str(building), run_vars(unit_tests))
         inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
         run_id = inputs.run_id(started_at)
         con.execute(run_context_sql(run_id))
@@ -612,7 +616,8 @@ def _run_locked(programs: Path, data_dir: Path, database: Path, say: Say, thread
         say(f"Loading {data_dir}")
         (counts, inputs, run_id), rejected = compile_alongside(
             programs, rules_dir, say, phase, "load",
-            lambda: _load_building(building, programs, data_dir, started_at, skip_invalid_rows), skip_invalid_programs)
+            lambda: _load_building(building, programs, data_dir, started_at, skip_invalid_rows, unit_tests),
+            skip_invalid_programs)
         say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
         say(f"  run id {run_id}")
         con = duckdb.connect(str(building))
