@@ -16,9 +16,11 @@ mismatches, names that match nothing) are warnings computed by the dbt model `ru
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from dataclasses import dataclass
+import threading
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -81,19 +83,55 @@ def _words(test: str, column: str, kwargs: dict[str, Any], meta: dict[str, Any])
 
 def compile_input_checks(database: str, dbt_vars: dict[str, Any]) -> list[InputCheck]:
     """The data tests on the sources as compiled by dbt for the DuckDB database at `database`
-    (the profile's default target; ':memory:' for an in-memory one; only its name matters: dbt does not
-    connect) with the
-    inputs in the schema `raw` (the default of the var input_schema) under their own names.
-    `dbt_vars`: the vars the run's build gets (the same vars keep dbt's partial parse)."""
+    (the profile's default target; ':memory:' for an in-memory one; only its name matters: dbt
+    does not connect) with the inputs in the schema `raw` (the default of the var input_schema)
+    under their own names. `dbt_vars`: the vars the run's build gets (the same vars keep dbt's
+    partial parse).
+
+    What dbt compiles is kept in target/input_checks.json under a hash of everything it is
+    compiled from (the project's files, the profile, the vars, the database path, dbt's version):
+    a run whose project has not changed reads it instead of starting dbt one more time."""
+    from .runner import PROJECT_DIR
+
+    key = _compiled_from(PROJECT_DIR, database, dbt_vars)
+    cache = PROJECT_DIR / "target" / "input_checks.json"
+    try:
+        saved = json.loads(cache.read_text())
+        if saved.get("key") == key:
+            return [InputCheck(**c) for c in saved["checks"]]
+    except (OSError, ValueError, TypeError):
+        pass
+    checks = _dbt_compile_input_checks(PROJECT_DIR, database, dbt_vars)
+    try:  # written whole, then renamed: a concurrent run reads the old file or the new one
+        cache.parent.mkdir(exist_ok=True)
+        partial = cache.with_name(f"{cache.name}.{os.getpid()}.{threading.get_ident()}")
+        partial.write_text(json.dumps({"key": key, "checks": [asdict(c) for c in checks]}, indent=1))
+        os.replace(partial, cache)
+    except OSError:
+        pass
+    return checks
+
+
+def _compiled_from(project: Path, database: str, dbt_vars: dict[str, Any]) -> str:
+    """A hash of what the compiled input checks depend on."""
+    from dbt.version import __version__
+
+    digest = hashlib.sha256(json.dumps([database, dbt_vars, __version__], sort_keys=True, default=str).encode())
+    paths = [project / "dbt_project.yml", project / "profiles" / "profiles.yml"]
+    paths += sorted(p for folder in ("macros", "models") for p in (project / folder).rglob("*") if p.is_file())
+    for path in paths:
+        digest.update(str(path.relative_to(project)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _dbt_compile_input_checks(project: Path, database: str, dbt_vars: dict[str, Any]) -> list[InputCheck]:
     from dbt.cli.main import dbtRunner
 
     from .compile import gc_paused
-    from .runner import PROJECT_DIR
 
     os.environ["INCENTIVES_DUCKDB_PATH"] = database
-    args = ["compile", "--select", "source:*",
-            "--no-introspect", "--no-populate-cache", "--no-write-json", "--vars", json.dumps(dbt_vars),
-            "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
+    args = ["compile", "--select", "source:*", "--no-introspect", "--no-populate-cache", "--no-write-json",
+            "--vars", json.dumps(dbt_vars), "--project-dir", str(project), "--profiles-dir", str(project / "profiles"),
             "--quiet", "--no-use-colors"]
     with gc_paused():
         result = dbtRunner().invoke(args)
@@ -101,7 +139,7 @@ def compile_input_checks(database: str, dbt_vars: dict[str, Any]) -> list[InputC
         raise RunError(f"dbt could not compile the input checks: {result.exception or 'see logs/dbt.log'}")
     checks = []
     for node in (r.node for r in result.result.results):
-        if not node.sources or node.test_metadata is None:  # a test of a staging model
+        if not node.sources or node.test_metadata is None:  # a source itself
             continue
         (_, table), = node.sources
         test, kwargs = node.test_metadata.name, node.test_metadata.kwargs
