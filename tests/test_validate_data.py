@@ -9,8 +9,7 @@ import duckdb
 import pytest
 
 from compiler.errors import DataError
-from compiler.pipeline.load import load_inputs
-from compiler.pipeline.validate_data import Source, Table, validate_inputs
+from compiler.pipeline.load import load_and_validate
 
 TRANSACTIONS = """
 select * from (values
@@ -24,9 +23,8 @@ select * from (values
 def _problems(data: Path) -> list[str]:
     con = duckdb.connect()
     try:
-        _, sources = load_inputs(con, data)
         with pytest.raises(DataError) as info:
-            validate_inputs(con, sources)
+            load_and_validate(con, data)
     finally:
         con.close()
     return [i.render() for i in info.value.issues]
@@ -86,20 +84,6 @@ def test_more_rows_than_examples(tmp_path: Path) -> None:
     assert len([p for p in problems if " row " in p and "column entity_id" in p]) == 5
 
 
-def test_cheap_text_is_trimmed_text() -> None:
-    """Table.text skips trim where it cannot change the value: the same as trimming every value."""
-    values = ["", " ", "a", " a", "a ", "\t", "\ta", "a\n", "\u00a0", "a\u3000", "\u2003x", "é", " é ", None]
-    values += [chr(i) for i in range(1, 0x3001)] + [f"x{chr(i)}" for i in range(1, 0x3001)]
-    con = duckdb.connect()
-    try:
-        con.execute("create table t (c varchar)")
-        con.executemany("insert into t values (?)", [[v] for v in values])
-        text = Table(Source("t", Path("t.csv")), {"c": "VARCHAR"}).text("c")
-        assert con.execute(f"select count(*) from t where {text} is distinct from nullif(trim(c), '')").fetchone()[0] == 0
-    finally:
-        con.close()
-
-
 def test_header_only_files(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
@@ -109,51 +93,52 @@ def test_header_only_files(tmp_path: Path) -> None:
     (data / "prices.csv").write_text("sku_key,price,start_date,end_date\n")
     con = duckdb.connect()
     try:
-        counts, sources = load_inputs(con, data)
-        validate_inputs(con, sources)
+        counts, _ = load_and_validate(con, data)
     finally:
         con.close()
     assert counts["transactions"] == counts["prices"] == 0
 
 
-# what each check of the CLI is called among dbt's tests on the sources (macros/tests/input_checks.sql)
-DBT_TEST_OF = {
-    "empty value": "incentives.not_empty",
-    "not a number": "incentives.is_number",
-    "not a date": "incentives.is_date",
-    "unknown transaction type": "accepted_values",
-    "duplicate transaction_id": "unique",
-    "SKU listed with different brands": "incentives.one_value_per_key",
-    "unknown property level": "incentives.property_levels",
-    "an entity-level property needs an entity_id": "incentives.property_levels",
-    "a transaction-level property needs a transaction_id": "incentives.property_levels",
-    "price period ends before it starts": "incentives.ends_after_start",
-}
-# checks about one column that dbt's test declares on another column of the same rows
-DBT_COLUMN_OF = {("properties", "entity_id"): "level", ("properties", "transaction_id"): "level"}
-
-
-def test_every_input_check_of_the_cli_is_a_dbt_test_on_the_sources() -> None:
-    """`dbt build` alone refuses what `incentives run` refuses: every registered check of
-    compiler/validate_data.py is declared as a data test on its source column."""
+def test_the_cli_runs_every_data_test_on_the_sources() -> None:
+    """One definition: the input checks of `incentives run` are the data tests declared on the
+    sources (as dbt compiles them), each with the words of its message; the staging models' own
+    tests are not among them."""
     import yaml
 
-    from compiler.pipeline.build import PROJECT_DIR
-    from compiler.pipeline.load import INPUT_COLUMNS
-    from compiler.pipeline.validate_data import CHECKS
+    from compiler.pipeline.build import PROJECT_DIR, run_vars
+    from compiler.pipeline.validate_data import compile_input_checks
 
-    tables = {name: Table(Source(name, Path(f"{name}.csv")), {c: "VARCHAR" for c in columns})
-              for name, columns in INPUT_COLUMNS.items()}
-    cli = {(c.table.name, DBT_COLUMN_OF.get((c.table.name, c.column), c.column), DBT_TEST_OF[c.message])
-           for fn in CHECKS for c in fn(tables)}
     declared = set()
-    sources = [source for path in sorted((PROJECT_DIR / "models" / "staging").glob("*/_*.yml"))
-               for source in yaml.safe_load(path.read_text()).get("sources", [])]
-    assert len(sources) == len(INPUT_COLUMNS), [s["name"] for s in sources]
-    for source in sources:
-        for table in source["tables"]:
-            for column in table.get("columns", []):
-                for test in column.get("data_tests", []):
-                    declared.add((table["name"], column["name"], test if isinstance(test, str) else next(iter(test))))
-    assert cli, "no CLI check found"
-    assert cli <= declared, sorted(cli - declared)
+    for path in sorted((PROJECT_DIR / "models" / "staging").glob("*/_*.yml")):
+        for source in yaml.safe_load(path.read_text()).get("sources", []):
+            for table in source["tables"]:
+                for column in table.get("columns", []):
+                    for test in column.get("data_tests", []):
+                        name = test if isinstance(test, str) else next(iter(test))
+                        declared.add((table["name"], column["name"], name.removeprefix("incentives.")))
+    checks = compile_input_checks(":memory:", run_vars(False))
+    assert {(c.table, c.column, c.test) for c in checks} == declared
+    assert all(c.problem and c.expected and '"memory"."raw".' in c.sql for c in checks)
+
+
+def test_duckdb_text_is_trimmed_text() -> None:
+    """On DuckDB a text value is trimmed only where trim can change it (macros/tests/input_checks.sql,
+    duckdb___input_text): the same empty values as trimming every value."""
+    from compiler.pipeline.build import run_vars
+    from compiler.pipeline.validate_data import compile_input_checks
+
+    check, = [c for c in compile_input_checks(":memory:", run_vars(False))
+              if (c.table, c.column, c.test) == ("transactions", "transaction_id", "not_empty")]
+    values = ["", " ", "a", " a", "a ", "\t", "\ta", "a\n", "\u00a0", "a\u3000", "\u2003x", "é", " é ", None]
+    values += [chr(i) for i in range(1, 0x3001)] + [f"x{chr(i)}" for i in range(1, 0x3001)]
+    con = duckdb.connect()
+    try:
+        con.execute("create schema raw")
+        con.execute("create table raw.transactions (_row bigint, transaction_id varchar)")
+        con.executemany("insert into raw.transactions values (?, ?)", [[i, v] for i, v in enumerate(values)])
+        got = {r[0] for r in con.execute(f"select _row from ({check.sql})").fetchall()}
+        trimmed = {r[0] for r in con.execute(
+            "select _row from raw.transactions where nullif(trim(transaction_id), '') is null").fetchall()}
+    finally:
+        con.close()
+    assert got == trimmed and len(trimmed) > 3

@@ -3,13 +3,15 @@ by validate_data.py, and the compiled rule tables (the seeds' CSVs) into DuckDB.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from ..errors import DataError, IssueCollector
-from .validate_data import Source, validate_inputs
+from .build import run_vars
+from .validate_data import Source, compile_input_checks, validate_inputs
 
 INPUT_COLUMNS: dict[str, tuple[str, ...]] = {
     "transactions": ("transaction_id", "entity_id", "transaction_type", "transaction_date", "sku_key",
@@ -95,15 +97,19 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str
     return counts, sources
 
 
-def load_and_validate(con: Any, data_dir: Path,
-                      skip_invalid_rows: bool = False) -> tuple[dict[str, int], dict[str, Source]]:
+def load_and_validate(con: Any, data_dir: Path, skip_invalid_rows: bool = False, database: str = ":memory:",
+                      dbt_vars: dict[str, Any] | None = None) -> tuple[dict[str, int], dict[str, Source]]:
     """load_inputs, then validate_inputs (which raises DataError listing every problem, or with
     `skip_invalid_rows` moves the rows with problems into raw.rejected_rows): the row counts
-    (of the rows kept) and where each table came from."""
-    counts, sources = load_inputs(con, data_dir)
-    if validate_inputs(con, sources, skip_invalid_rows):
-        for name in counts:
-            counts[name] = con.execute(f"select count(*) from raw.{name}").fetchone()[0]
+    (of the rows kept) and where each table came from. The input checks are the dbt tests on the
+    sources, compiled (compile_input_checks) while the files load: `database` is the path of
+    `con`'s database (':memory:' for an in-memory one), `dbt_vars` the vars of the run's build."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="incentives-checks") as pool:
+        checks = pool.submit(compile_input_checks, database, dbt_vars if dbt_vars is not None else run_vars(False))
+        counts, sources = load_inputs(con, data_dir)
+        if validate_inputs(con, sources, checks.result(), skip_invalid_rows):
+            for name in counts:
+                counts[name] = con.execute(f"select count(*) from raw.{name}").fetchone()[0]
     return counts, sources
 
 

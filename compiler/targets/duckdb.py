@@ -63,7 +63,8 @@ class DuckDBTarget(Target):
             say(f"Loading {data_dir}")
             (counts, inputs, run_id), rejected = compile_alongside(
                 programs, rules_dir, say, phase, "load",
-                lambda: _load_building(building, programs, data_dir, started_at, skip_invalid_rows), skip_invalid_programs)
+                lambda: _load_building(building, programs, data_dir, started_at, skip_invalid_rows, unit_tests),
+                skip_invalid_programs)
             say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
             say(f"  run id {run_id}")
             con = duckdb.connect(str(building))
@@ -109,12 +110,12 @@ TARGET = DuckDBTarget
 
 
 def _load_building(building: Path, programs: Path, data_dir: Path, started_at: dt.datetime,
-                   skip_invalid_rows: bool = False) -> tuple[dict[str, int], RunInputs, str]:
+                   skip_invalid_rows: bool = False, unit_tests: bool = False) -> tuple[dict[str, int], RunInputs, str]:
     """Load and validate the input files into the new database file and give it the run's id:
     the row counts, the inputs' hashes and the run id."""
     con = duckdb.connect(str(building))
     try:
-        counts, sources = load_and_validate(con, data_dir, skip_invalid_rows)
+        counts, sources = load_and_validate(con, data_dir, skip_invalid_rows, str(building), run_vars(unit_tests))
         inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
         run_id = inputs.run_id(started_at)
         con.execute(run_context_sql(run_id))
