@@ -12,7 +12,7 @@
 -- coverage) is only reported.
 with qualified as (
     select * from {{ ref('int_offer_status') }}
-    where qualified and strategy_key = 'stacked'
+    where strategy_key = 'stacked'  -- every evaluated pair: potential_earnings keeps the qualified ones
 ),
 
 set_skus as (
