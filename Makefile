@@ -29,6 +29,7 @@ $(STAMP): pyproject.toml
 
 run: install
 	$(BIN)/incentives run --programs examples/programs.json --data examples/data --database out/example.duckdb
+	$(BIN)/incentives report --database out/example.duckdb --out out/example-report.html
 
 compile: install
 	$(BIN)/incentives compile examples/programs.json

@@ -1,4 +1,4 @@
-"""The `incentives` command line: compile, validate, run."""
+"""The `incentives` command line: compile, validate, run, export, report."""
 
 from __future__ import annotations
 
@@ -74,6 +74,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from .export import export
+
+    count = export(args.database, args.out, args.entity)
+    print(f"Exported {count:,} participants to {args.out}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import report
+
+    path = report(args.database, args.out)
+    print(f"Report written to {path}")
+    return 0
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -118,6 +134,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="leave out the input rows with problems (listed in the summary and the table rejected_rows; "
                         "exit code 3 when any) instead of refusing the run")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("export", help="write one JSON file per participant in the API's calculations-response shape")
+    p.add_argument("--database", type=Path, required=True, help="DuckDB file with the results of `incentives run`")
+    p.add_argument("--out", type=Path, required=True, help="folder to write <entity_id>.json into")
+    p.add_argument("--entity", help="export only this participant")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("report", help="write a self-contained HTML report (totals, progress to the next tier, amount at stake)")
+    p.add_argument("--database", type=Path, required=True, help="DuckDB file with the results of `incentives run`")
+    p.add_argument("--out", type=Path, required=True, help="the HTML file to write")
+    p.set_defaults(func=cmd_report)
     return parser
 
 

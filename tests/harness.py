@@ -81,9 +81,11 @@ def read_results(database: Path, tables: tuple[str, ...] = RESULT_TABLES) -> dic
         con.close()
 
 
-# The columns SEMANTICS.md lists (offer_results also carries tier-proximity columns).
+# The columns SEMANTICS.md lists, plus the opportunity columns the oracle computes too
+# (offer_results also carries tier-proximity columns).
 OFFER_RESULTS_SEMANTICS = ("entity_id", "program_key", "offer_key", "program_qualified", "offer_qualified",
-                           "qualified", "incentive_amount")
+                           "qualified", "incentive_amount", "potential_if_qualified", "next_tier_incentive_amount",
+                           "next_tier_uplift", "blocking_program_qualifications", "blocking_offer_qualifications")
 
 
 def run_engine(programs: Any, tables: dict[str, list[dict[str, Any]]], workdir: Path,

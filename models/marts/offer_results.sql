@@ -12,6 +12,10 @@ stepped as (
     select * from {{ ref('int_stepped_thresholds') }}
 ),
 
+opportunities as (
+    select * from {{ ref('int_offer_opportunities') }}
+),
+
 stack_coverage as (
     select * from {{ ref('int_stack_coverage') }}
 ),
@@ -44,6 +48,11 @@ final as (
         stepped.next_tier_rate,
         stepped.gap_to_next_tier,
         stacked.stacked_overlap,
+        opportunities.potential_if_qualified,
+        opportunities.next_tier_incentive_amount,
+        opportunities.next_tier_uplift,
+        opportunities.blocking_program_qualifications,
+        opportunities.blocking_offer_qualifications,
         {{ incentives.run_id() }} as run_id
     from offer_status
     left join earned
@@ -55,6 +64,9 @@ final as (
     left join stacked
         on stacked.entity_id = offer_status.entity_id
         and stacked.offer_key = offer_status.offer_key
+    left join opportunities
+        on opportunities.entity_id = offer_status.entity_id
+        and opportunities.offer_key = offer_status.offer_key
 )
 
 select * from final

@@ -1,21 +1,10 @@
--- One row per participant x qualified offer x incentive rate key x transaction. Each
--- calculator's formula comes from its macro in macros/calculators/; incentive_amount is rounded
--- to cents row by row.
-with earning_rows as (
-    select * from {{ ref('int_earnings_standard') }}
-    union all
-    select * from {{ ref('int_earnings_stepped') }}
-    union all
-    select * from {{ ref('int_earnings_stacked') }}
-),
-
-calculated as (
-    select
-        earning_rows.*,
-        {{ incentives.cast_measure(incentives.calculate('pay_rate')) }} as offer_sku_pay_rate,
-        {{ incentives.cast_money(incentives.calculate('incentive')) }} as incentive_amount,
-        {{ incentives.cast_measure(incentives.calculate('contribution')) }} as incentive_contribution_percent
-    from earning_rows
+-- One row per participant x qualified offer x incentive rate key x transaction: the rows of
+-- int_earnings (which computes every calculator's formula, macros/calculators/, for qualified and
+-- unqualified offers) of qualified offers that reached a rate. incentive_amount is rounded to
+-- cents row by row.
+with earnings as (
+    select * from {{ ref('int_earnings') }}
+    where qualified and incentive_rate_value is not null
 ),
 
 final as (
@@ -28,19 +17,19 @@ final as (
         sku_key,
         incentive_rate_key,
         incentive_rate_measure,
-        rate as incentive_rate_value,
+        incentive_rate_value,
         offer_sku_pay_rate,
         transaction_id,
         provided_quantity,
         provided_uom_key,
         provided_amount,
-        quantity as incentivized_quantity,
-        value as incentivized_amount,
+        incentivized_quantity,
+        incentivized_amount,
         incentive_amount,
         incentive_contribution_percent,
-        {{ incentives.divide('incentive_amount', 'value', 10) }} as incentive_effective_rate,
+        incentive_effective_rate,
         {{ incentives.run_id() }} as run_id
-    from calculated
+    from earnings
 )
 
 {%- set passthrough = incentives.transaction_passthrough_columns() %}

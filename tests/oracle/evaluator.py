@@ -1244,15 +1244,18 @@ def _evaluate(
                     else offer.qualifier.evaluate({k: off_out[k].met or off_waived[k] for k in off_out})
                 )
                 qualified = program_qualified and offer_qualified
-                rows: list[dict[str, Any]] = []
-                if qualified:
-                    if offer.strategy == "standard":
-                        rows = _standard_earnings(entity_id, program, offer, ptxns)
-                    elif offer.strategy == "stepped":
-                        rows = _stepped_earnings(entity_id, program, offer, ptxns, props)
-                    else:
-                        rows = _stacked_earnings(entity_id, program, offer, ptxns)
+                # the earnings are computed whether or not the offer qualifies: they are what it
+                # would pay if it were qualified (potential_if_qualified)
+                if offer.strategy == "standard":
+                    would_pay = _standard_earnings(entity_id, program, offer, ptxns)
+                elif offer.strategy == "stepped":
+                    would_pay = _stepped_earnings(entity_id, program, offer, ptxns, props)
+                else:
+                    would_pay = _stacked_earnings(entity_id, program, offer, ptxns)
+                rows: list[dict[str, Any]] = would_pay if qualified else []
                 earn_rows.extend(rows)
+                potential = sum((r["incentive_amount"] for r in would_pay), Decimal("0.00"))
+                next_amount = _next_tier_amount(offer, ptxns, props, entity_id)
                 offer_rows.append(
                     {
                         "entity_id": entity_id,
@@ -1262,6 +1265,13 @@ def _evaluate(
                         "offer_qualified": bool(offer_qualified),
                         "qualified": bool(qualified),
                         "incentive_amount": sum((r["incentive_amount"] for r in rows), Decimal("0.00")),
+                        "potential_if_qualified": potential,
+                        "next_tier_incentive_amount": next_amount,
+                        "next_tier_uplift": None if next_amount is None else next_amount - potential,
+                        "blocking_program_qualifications": _blocking(
+                            program.qualifier, {k: prog_out[k].met or prog_waived[k] for k in prog_out}),
+                        "blocking_offer_qualifications": _blocking(
+                            offer.qualifier, {k: off_out[k].met or off_waived[k] for k in off_out}),
                     }
                 )
 
@@ -1277,6 +1287,59 @@ def _evaluate(
     )
     offer_rows.sort(key=lambda r: _sort_key(r["entity_id"], r["program_key"], r["offer_key"]))
     return {"qualification_results": qual_rows, "potential_earnings": earn_rows, "offer_results": offer_rows}
+
+
+def _dnf(node: _Node) -> list[frozenset[str]]:
+    """The qualifier as OR-of-AND branches (sets of keys), expanded from the parse tree."""
+    if node.op == "key":
+        return [frozenset([node.key])]  # type: ignore[list-item]
+    if node.op == "or":
+        return [b for c in node.children for b in _dnf(c)]
+    branches = [frozenset()]
+    for c in node.children:
+        branches = [a | b for a in branches for b in _dnf(c)]
+    return branches
+
+
+def _blocking(qualifier: Optional[_Node], truth: Mapping[str, bool]) -> Optional[str]:
+    """The keys neither met nor waived in the branches closest to true (fewest such keys), their
+    union sorted and comma-separated; None when the qualifier is true (or absent)."""
+    if qualifier is None or qualifier.evaluate(truth):
+        return None
+    open_keys = [sorted(k for k in branch if not truth[k]) for branch in _dnf(qualifier)]
+    fewest = min(len(keys) for keys in open_keys)
+    return ",".join(sorted({k for keys in open_keys if len(keys) == fewest for k in keys}))
+
+
+def _next_tier_amount(offer: Offer, txns: Sequence[Txn], props: Properties, entity_id: str) -> Optional[Decimal]:
+    """A stepped offer's pay at the tier above the one reached, on its current earning
+    transactions (each row rounded to cents; fixed_amount: the tier's total when the earning
+    values sum to more than 0); None without a next tier (top tier, no threshold value, or a
+    transaction-level property)."""
+    inc = offer.stepped
+    if offer.strategy != "stepped" or inc is None:
+        return None
+    if inc.threshold_type == "aggregated_amount":
+        value: Optional[Fraction] = _sum_value(_matching(txns, inc.threshold_filters))
+    elif inc.threshold_type == "aggregated_quantity":
+        value = _sum_quantity(_matching(txns, inc.threshold_filters))
+    elif inc.property_level == "transaction":
+        return None
+    else:
+        parser = parse_boolean if inc.property_type == "boolean" else parse_number
+        value = props.lookup(inc.property_level, inc.property_key, parser, entity_id)
+    if value is None:
+        return None
+    above = [tier for tier in inc.tiers if tier.threshold > value]
+    if not above:
+        return None
+    tier = min(above, key=lambda x: x.threshold)
+    earning = _matching(txns, inc.filters)
+    if offer.calculator == "fixed_amount":
+        return r2(tier.value) if _sum_value(earning) > 0 else Decimal("0.00")
+    if offer.calculator == "percent_of_amount":
+        return sum((r2(t.value * tier.value / HUNDRED) for t in earning), Decimal("0.00"))
+    return sum((r2(t.quantity * tier.value) for t in earning), Decimal("0.00"))
 
 
 def _qual_row(

@@ -5,13 +5,13 @@
 
 -- Stacked offers: each paying transaction of a set in a stack with overlap > 0 earns
 -- coverage x rate x overlap / set coverage. Coverage and overlap are computed once, in
--- int_stack_coverage; here only the qualified pairs' set transactions meet them. The rows carry
+-- int_stack_coverage; here every evaluated pair's set transactions meet them. The rows carry
 -- coverage, overlap and set coverage, so every derived column is one exact quotient (divide last):
 -- incentivized quantity and amount are q x overlap / set coverage and value x overlap / set
 -- coverage, the contribution (overlap / set coverage) is only reported.
-with qualified as (
+with evaluated as (
     select * from {{ ref('int_offer_status') }}
-    where qualified and strategy_key = 'stacked'
+    where strategy_key = 'stacked'  -- every evaluated pair: potential_earnings keeps the qualified ones
 ),
 
 set_skus as (
@@ -27,7 +27,7 @@ stack_coverage as (
 ),
 
 set_transactions as (
-    {{ incentives._stacked_set_transactions('qualified', 'set_skus', 'transactions') }}
+    {{ incentives._stacked_set_transactions('evaluated', 'set_skus', 'transactions') }}
 ),
 
 contributions as (

@@ -8,7 +8,7 @@
 -- columns are joined to the matched rows afterwards from the small rates table.
 with qualified as (
     select * from {{ ref('int_offer_status') }}
-    where qualified and strategy_key = 'standard'
+    where strategy_key = 'standard'  -- every evaluated pair: potential_earnings keeps the qualified ones
 ),
 
 rate_rows as (

@@ -7,7 +7,7 @@
 -- transaction. fixed_amount shares the tier total over all earning transactions by value.
 with qualified as (
     select * from {{ ref('int_offer_status') }}
-    where qualified and strategy_key = 'stepped'
+    where strategy_key = 'stepped'  -- every evaluated pair: potential_earnings keeps the qualified ones
 ),
 
 offers as (
@@ -130,7 +130,9 @@ earning as (
         on offer_scope.per_transaction
         and transaction_tiers.transaction_id = earning.transaction_id
         and transaction_tiers.offer_key = offer_scope.offer_key
-    inner join tiers
+    -- a left join: below the lowest tier the earning transactions are kept with a null tier (the
+    -- next tier's amount is computed on them); potential_earnings keeps only rows with a rate
+    left join tiers
         on tiers.offer_key = offer_scope.offer_key
         and tiers.threshold = case when offer_scope.per_transaction then transaction_tiers.tier_threshold
                                    else participant_tiers.tier_threshold end

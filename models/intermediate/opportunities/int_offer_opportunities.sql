@@ -1,0 +1,98 @@
+-- Per participant x offer (every evaluated pair, qualified or not): what the offer would pay on
+-- the current transactions if its qualifiers were true (waivers and thresholds as they are), what
+-- a stepped offer would pay at its next tier and the uplift, and the qualification keys that
+-- block the program's and the offer's qualifiers.
+with offer_status as (
+    select * from {{ ref('int_offer_status') }}
+),
+
+earnings as (
+    select * from {{ ref('int_earnings') }}
+),
+
+stepped_earnings as (
+    select * from {{ ref('int_earnings') }}
+    where strategy_key = 'stepped'
+),
+
+thresholds as (
+    select * from {{ ref('int_stepped_thresholds') }}
+    where next_tier_key is not null
+),
+
+blocking as (
+    select * from {{ ref('int_qualifier_blocking') }}
+),
+
+potential as (
+    select entity_id, offer_key, sum(incentive_amount) as potential_if_qualified
+    from earnings
+    group by entity_id, offer_key
+),
+
+next_tier_earned as (
+    -- the participant's earning transactions of the offer priced at the next tier's rate, each
+    -- rounded to cents as potential_earnings would (percent_of_amount, dollars_per_unit)
+    select
+        stepped_earnings.entity_id,
+        stepped_earnings.offer_key,
+        sum(case stepped_earnings.offer_calculator
+            when 'percent_of_amount' then {{ incentives.round_product('stepped_earnings.incentivized_amount', 'thresholds.next_tier_rate', 2, -2) }}
+            when 'dollars_per_unit' then {{ incentives.round_product('stepped_earnings.incentivized_quantity', 'thresholds.next_tier_rate', 2) }}
+        end) as row_amount
+    from stepped_earnings
+    inner join thresholds
+        on thresholds.entity_id = stepped_earnings.entity_id
+        and thresholds.offer_key = stepped_earnings.offer_key
+    group by stepped_earnings.entity_id, stepped_earnings.offer_key
+),
+
+next_tier as (
+    -- fixed_amount: the next tier's dollar total when there is anything to share it over (the
+    -- earning rows of a fixed_amount offer exist only when their values sum to more than 0)
+    select
+        thresholds.entity_id,
+        thresholds.offer_key,
+        case
+            when offer_status.calculator_key = 'fixed_amount' then
+                case when next_tier_earned.entity_id is null then 0 else thresholds.next_tier_rate end
+            else coalesce(next_tier_earned.row_amount, 0)
+        end as next_tier_incentive_amount
+    from thresholds
+    inner join offer_status
+        on offer_status.entity_id = thresholds.entity_id
+        and offer_status.offer_key = thresholds.offer_key
+    left join next_tier_earned
+        on next_tier_earned.entity_id = thresholds.entity_id
+        and next_tier_earned.offer_key = thresholds.offer_key
+),
+
+final as (
+    select
+        offer_status.entity_id,
+        offer_status.program_key,
+        offer_status.offer_key,
+        {{ incentives.cast_money('coalesce(potential.potential_if_qualified, 0)') }} as potential_if_qualified,
+        {{ incentives.cast_money('next_tier.next_tier_incentive_amount') }} as next_tier_incentive_amount,
+        {{ incentives.cast_money('next_tier.next_tier_incentive_amount - coalesce(potential.potential_if_qualified, 0)') }}
+            as next_tier_uplift,
+        program_blocking.blocking_qualifications as blocking_program_qualifications,
+        offer_blocking.blocking_qualifications as blocking_offer_qualifications
+    from offer_status
+    left join potential
+        on potential.entity_id = offer_status.entity_id
+        and potential.offer_key = offer_status.offer_key
+    left join next_tier
+        on next_tier.entity_id = offer_status.entity_id
+        and next_tier.offer_key = offer_status.offer_key
+    left join blocking as program_blocking
+        on program_blocking.entity_id = offer_status.entity_id
+        and program_blocking.program_key = offer_status.program_key
+        and program_blocking.qualifier_level = 'program'
+    left join blocking as offer_blocking
+        on offer_blocking.entity_id = offer_status.entity_id
+        and offer_blocking.program_key = offer_status.program_key
+        and offer_blocking.offer_key = offer_status.offer_key
+)
+
+select * from final
