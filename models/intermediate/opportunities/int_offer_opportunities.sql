@@ -10,11 +10,6 @@ earnings as (
     select * from {{ ref('int_earnings') }}
 ),
 
-stepped_earnings as (
-    select * from {{ ref('int_earnings') }}
-    where strategy_key = 'stepped'
-),
-
 thresholds as (
     select * from {{ ref('int_stepped_thresholds') }}
     where next_tier_key is not null
@@ -24,27 +19,36 @@ blocking as (
     select * from {{ ref('int_qualifier_blocking') }}
 ),
 
-potential as (
-    select entity_id, offer_key, sum(incentive_amount) as potential_if_qualified
+earned as (
+    -- one pass over the earning rows (int_earnings is a view): what the offer pays on them, and
+    -- a stepped offer's transactions priced at the next tier's rate, each rounded to cents as
+    -- potential_earnings would (percent_of_amount, dollars_per_unit)
+    select
+        earnings.entity_id,
+        earnings.offer_key,
+        sum(earnings.incentive_amount) as potential_if_qualified,
+        count(thresholds.entity_id) as next_tier_rows,
+        sum(case when thresholds.entity_id is not null then
+            case earnings.offer_calculator
+                when 'percent_of_amount' then {{ incentives.round_product('earnings.incentivized_amount', 'thresholds.next_tier_rate', 2, -2) }}
+                when 'dollars_per_unit' then {{ incentives.round_product('earnings.incentivized_quantity', 'thresholds.next_tier_rate', 2) }}
+            end
+        end) as next_tier_row_amount
     from earnings
-    group by entity_id, offer_key
+    left join thresholds
+        on thresholds.entity_id = earnings.entity_id
+        and thresholds.offer_key = earnings.offer_key
+        and earnings.strategy_key = 'stepped'
+    group by earnings.entity_id, earnings.offer_key
+),
+
+potential as (
+    select entity_id, offer_key, potential_if_qualified from earned
 ),
 
 next_tier_earned as (
-    -- the participant's earning transactions of the offer priced at the next tier's rate, each
-    -- rounded to cents as potential_earnings would (percent_of_amount, dollars_per_unit)
-    select
-        stepped_earnings.entity_id,
-        stepped_earnings.offer_key,
-        sum(case stepped_earnings.offer_calculator
-            when 'percent_of_amount' then {{ incentives.round_product('stepped_earnings.incentivized_amount', 'thresholds.next_tier_rate', 2, -2) }}
-            when 'dollars_per_unit' then {{ incentives.round_product('stepped_earnings.incentivized_quantity', 'thresholds.next_tier_rate', 2) }}
-        end) as row_amount
-    from stepped_earnings
-    inner join thresholds
-        on thresholds.entity_id = stepped_earnings.entity_id
-        and thresholds.offer_key = stepped_earnings.offer_key
-    group by stepped_earnings.entity_id, stepped_earnings.offer_key
+    select entity_id, offer_key, next_tier_row_amount as row_amount from earned
+    where next_tier_rows > 0
 ),
 
 next_tier as (
