@@ -82,7 +82,12 @@ def _rows(con: Any, sql: str, params: list[Any]) -> Iterator[dict[str, Any]]:
     cur.close()
 
 
-def _connect(database: Path) -> Any:
+RESULTS = ("qualification_results", "potential_earnings", "offer_results")
+
+
+def open_results(database: Path, tables: tuple[str, ...] = RESULTS) -> Any:
+    """A read-only connection to the DuckDB file of `incentives run`, with `tables` in main; a
+    located error when the file or a table is missing."""
     import duckdb
 
     if not database.is_file():
@@ -91,9 +96,9 @@ def _connect(database: Path) -> Any:
         con = duckdb.connect(str(database), read_only=True)
     except duckdb.Error as exc:
         raise IncentivesError(f"{database}: cannot open it as a DuckDB database ({exc})") from None
-    tables = {r[0] for r in con.execute(
+    found = {r[0] for r in con.execute(
         "select table_name from information_schema.tables where table_schema = 'main'").fetchall()}
-    missing = [t for t in ("qualification_results", "potential_earnings", "offer_results") if t not in tables]
+    missing = [t for t in tables if t not in found]
     if missing:
         con.close()
         raise IncentivesError(f"{database}: no table {', '.join('main.' + t for t in missing)}; "
@@ -104,7 +109,7 @@ def _connect(database: Path) -> Any:
 def export(database: Path, out: Path, entity: Optional[str] = None,
            say: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> int:
     """Write OUT/<entity_id>.json for every participant (or only `entity`); returns the count."""
-    con = _connect(database)
+    con = open_results(database)
     try:
         where, params = ("where entity_id = ?", [entity]) if entity is not None else ("", [])
         (total,) = con.execute(f"select count(distinct entity_id) from main.offer_results {where}", params).fetchone()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .errors import IncentivesError
+from .export import RESULTS, open_results
 
 # gap buckets of the chart (upper bounds, in the gap's own unit), then "more" and "unknown"
 GAP_BUCKETS = (Decimal(100), Decimal(1000), Decimal(5000), Decimal(25000), Decimal(100000))
@@ -229,12 +230,7 @@ def report(database: Path, out: Path) -> Path:
     """Write the report of the DuckDB file `database` to `out`; returns its path."""
     import duckdb
 
-    if not database.is_file():
-        raise IncentivesError(f"{database}: no such DuckDB file (run `incentives run --database {database}` first)")
-    try:
-        con = duckdb.connect(str(database), read_only=True)
-    except duckdb.Error as exc:
-        raise IncentivesError(f"{database}: cannot open it as a DuckDB database ({exc})") from None
+    con = open_results(database, (*RESULTS, "participant_opportunities"))
     try:
         try:
             page = render(con)

@@ -17,11 +17,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from compiler.pipeline.load import INPUT_COLUMNS
 from compiler.pipeline.record import RESULT_TABLES
 from compiler.pipeline.runner import run
+from compiler.targets import get_target
 
 ALL_ENGINES = ("duckdb", "postgres", "spark", "spark_thrift")
 ENGINES = tuple(e for e in ALL_ENGINES
@@ -69,16 +68,7 @@ def read_target_results(target: str, workdir: Path,
 
 
 def read_results(database: Path, tables: tuple[str, ...] = RESULT_TABLES) -> dict[str, list[dict[str, Any]]]:
-    con = duckdb.connect(str(database), read_only=True)
-    try:
-        out = {}
-        for name in tables:
-            cur = con.execute(f"select * from main.{name}")
-            cols = [d[0] for d in cur.description]
-            out[name] = [dict(zip(cols, r)) for r in cur.fetchall()]
-        return out
-    finally:
-        con.close()
+    return get_target("duckdb", database).read_tables(tables)
 
 
 # The columns SEMANTICS.md lists, plus the opportunity columns the oracle computes too
