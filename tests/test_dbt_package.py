@@ -247,8 +247,9 @@ def test_no_rejoin_of_upstream_concepts() -> None:
     """dbt-project-evaluator's "rejoin of upstream concepts": no model C reads both a model A and a
     model B that reads A when C is B's only reader (B would belong inside C, or A's concept is
     joined twice). Stacked coverage is computed once (int_stack_coverage) and read by its
-    earnings, stack_coverage and offer_results; offer_results reads int_stepped_thresholds with no
-    such B between them. The graph is read from the models' literal refs."""
+    earnings, stack_coverage and offer_results; offer_results reads the pairs' qualifiers and tiers
+    through int_offer_opportunities, and the strategies' earning models carry `qualified` for
+    int_earnings. The graph is read from the models' literal refs."""
     import re
 
     ref = re.compile(r"""\{\{\s*ref\(\s*['"](\w+)['"]\s*\)\s*\}\}""")

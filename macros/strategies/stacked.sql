@@ -3,7 +3,7 @@
     models/intermediate/stacked/. -#}
 
 {#- _stacked_set_transactions(pairs, set_skus, transactions): per row of `pairs` (entity_id,
-    offer_key, calculator_key, strategy_key), the transactions of `transactions` in a SKU set of
+    offer_key, calculator_key, strategy_key, qualified), the transactions of `transactions` in a SKU set of
     `set_skus` of its offer (SKU, transaction type, period) with their coverage units: quantity /
     conversion rate, only where the uom is the conversion's `from`. -#}
 {% macro _stacked_set_transactions(pairs, set_skus, transactions) -%}
@@ -13,6 +13,7 @@
         {{ set_skus }}.offer_key,
         {{ pairs }}.calculator_key as offer_calculator,
         {{ pairs }}.strategy_key,
+        {{ pairs }}.qualified,
         {{ set_skus }}.set_key,
         {{ set_skus }}.sku_key,
         {{ set_skus }}.rate,

@@ -1,18 +1,11 @@
 -- One row per participant x offer: the program qualifier, the offer's own qualifier, both, and
 -- the sum of the offer's earnings (0 when none).
-with offer_status as (
-    select * from {{ ref('int_offer_status') }}
-),
-
-earnings as (
+with earnings as (
     select * from {{ ref('potential_earnings') }}
 ),
 
-stepped as (
-    select * from {{ ref('int_stepped_thresholds') }}
-),
-
-opportunities as (
+pairs as (
+    -- every evaluated pair with its qualifiers, tiers and what is still on the table
     select * from {{ ref('int_offer_opportunities') }}
 ),
 
@@ -34,39 +27,33 @@ earned as (
 
 final as (
     select
-        offer_status.entity_id,
-        offer_status.program_key,
-        offer_status.offer_key,
-        offer_status.program_qualified,
-        offer_status.offer_qualified,
-        offer_status.qualified,
+        pairs.entity_id,
+        pairs.program_key,
+        pairs.offer_key,
+        pairs.program_qualified,
+        pairs.offer_qualified,
+        pairs.qualified,
         {{ incentives.cast_money('coalesce(earned.incentive_amount, 0)') }} as incentive_amount,
-        stepped.threshold_value,
-        stepped.current_tier_key,
-        stepped.next_tier_key,
-        stepped.next_tier_threshold,
-        stepped.next_tier_rate,
-        stepped.gap_to_next_tier,
+        pairs.threshold_value,
+        pairs.current_tier_key,
+        pairs.next_tier_key,
+        pairs.next_tier_threshold,
+        pairs.next_tier_rate,
+        pairs.gap_to_next_tier,
         stacked.stacked_overlap,
-        opportunities.potential_if_qualified,
-        opportunities.next_tier_incentive_amount,
-        opportunities.next_tier_uplift,
-        opportunities.blocking_program_qualifications,
-        opportunities.blocking_offer_qualifications,
+        pairs.potential_if_qualified,
+        pairs.next_tier_incentive_amount,
+        pairs.next_tier_uplift,
+        pairs.blocking_program_qualifications,
+        pairs.blocking_offer_qualifications,
         {{ incentives.run_id() }} as run_id
-    from offer_status
+    from pairs
     left join earned
-        on earned.entity_id = offer_status.entity_id
-        and earned.offer_key = offer_status.offer_key
-    left join stepped
-        on stepped.entity_id = offer_status.entity_id
-        and stepped.offer_key = offer_status.offer_key
+        on earned.entity_id = pairs.entity_id
+        and earned.offer_key = pairs.offer_key
     left join stacked
-        on stacked.entity_id = offer_status.entity_id
-        and stacked.offer_key = offer_status.offer_key
-    left join opportunities
-        on opportunities.entity_id = offer_status.entity_id
-        and opportunities.offer_key = offer_status.offer_key
+        on stacked.entity_id = pairs.entity_id
+        and stacked.offer_key = pairs.offer_key
 )
 
 select * from final

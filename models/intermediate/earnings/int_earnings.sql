@@ -17,21 +17,13 @@ with earning_rows as (
     select * from {{ ref('int_earnings_stacked') }}
 ),
 
-offer_status as (
-    select entity_id, offer_key, qualified from {{ ref('int_offer_status') }}
-),
-
 calculated as (
     select
         earning_rows.*,
-        offer_status.qualified,
         {{ incentives.cast_measure(incentives.calculate('pay_rate')) }} as offer_sku_pay_rate,
         {{ incentives.cast_money(incentives.calculate('incentive')) }} as incentive_amount,
         {{ incentives.cast_measure(incentives.calculate('contribution')) }} as incentive_contribution_percent
     from earning_rows
-    inner join offer_status
-        on offer_status.entity_id = earning_rows.entity_id
-        and offer_status.offer_key = earning_rows.offer_key
 ),
 
 final as (

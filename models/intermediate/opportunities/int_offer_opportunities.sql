@@ -1,7 +1,9 @@
--- Per participant x offer (every evaluated pair, qualified or not): what the offer would pay on
--- the current transactions if its qualifiers were true (waivers and thresholds as they are), what
--- a stepped offer would pay at its next tier and the uplift, and the qualification keys that
--- block the program's and the offer's qualifiers.
+-- Per participant x offer (every evaluated pair, qualified or not), what offer_results says of
+-- the pair besides its earnings and stacked overlap: its qualifiers (int_offer_status), a stepped
+-- offer's tiers (int_stepped_thresholds), what the offer would pay on the current transactions if
+-- its qualifiers were true (waivers and thresholds as they are), what a stepped offer would pay
+-- at its next tier and the uplift, and the qualification keys that block the program's and the
+-- offer's qualifiers. (offer_results reads this model, not the two above again.)
 with offer_status as (
     select * from {{ ref('int_offer_status') }}
 ),
@@ -10,8 +12,12 @@ earnings as (
     select * from {{ ref('int_earnings') }}
 ),
 
-thresholds as (
+stepped as (
     select * from {{ ref('int_stepped_thresholds') }}
+),
+
+thresholds as (
+    select * from stepped
     where next_tier_key is not null
 ),
 
@@ -76,6 +82,15 @@ final as (
         offer_status.entity_id,
         offer_status.program_key,
         offer_status.offer_key,
+        offer_status.program_qualified,
+        offer_status.offer_qualified,
+        offer_status.qualified,
+        stepped.threshold_value,
+        stepped.current_tier_key,
+        stepped.next_tier_key,
+        stepped.next_tier_threshold,
+        stepped.next_tier_rate,
+        stepped.gap_to_next_tier,
         {{ incentives.cast_money('coalesce(potential.potential_if_qualified, 0)') }} as potential_if_qualified,
         {{ incentives.cast_money('next_tier.next_tier_incentive_amount') }} as next_tier_incentive_amount,
         {{ incentives.cast_money('next_tier.next_tier_incentive_amount - coalesce(potential.potential_if_qualified, 0)') }}
@@ -83,6 +98,9 @@ final as (
         program_blocking.blocking_qualifications as blocking_program_qualifications,
         offer_blocking.blocking_qualifications as blocking_offer_qualifications
     from offer_status
+    left join stepped
+        on stepped.entity_id = offer_status.entity_id
+        and stepped.offer_key = offer_status.offer_key
     left join potential
         on potential.entity_id = offer_status.entity_id
         and potential.offer_key = offer_status.offer_key

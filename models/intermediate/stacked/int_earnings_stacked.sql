@@ -55,7 +55,8 @@ final as (
         cast(null as {{ incentives.type_measure() }}) as share_total,
         {{ incentives.cast_measure('coverage') }} as coverage,
         {{ incentives.cast_measure('overlap') }} as overlap,
-        {{ incentives.cast_measure('set_coverage') }} as set_coverage
+        {{ incentives.cast_measure('set_coverage') }} as set_coverage,
+        qualified
     from contributions
 )
 

@@ -52,7 +52,8 @@ rate_pairs as (
         rates.transaction_type,
         rates.start_date,
         rates.end_date,
-        rates.calculator_key = 'fixed_amount' as is_shared
+        rates.calculator_key = 'fixed_amount' as is_shared,
+        qualified.qualified
     from rates
     inner join qualified on qualified.offer_key = rates.offer_key
     -- only the participant x SKU pairs with transactions: a far smaller hash table below (a
@@ -67,6 +68,7 @@ matched as (
     select
         rate_pairs.rate_id,
         rate_pairs.is_shared,
+        rate_pairs.qualified,
         transactions.entity_id,
         transactions.transaction_id,
         transactions.quantity,
@@ -100,7 +102,8 @@ matched as (
         matched.quantity,
         matched.uom_key,
         matched.amount,
-        matched.value
+        matched.value,
+        matched.qualified
     from matched
     left join rates on rates.rate_id = matched.rate_id
     where {{ 'not ' if part == 'unshared' }}matched.is_shared
@@ -123,7 +126,8 @@ final as (
         share_total,
         cast(null as {{ incentives.type_measure() }}) as coverage,
         cast(null as {{ incentives.type_measure() }}) as overlap,
-        cast(null as {{ incentives.type_measure() }}) as set_coverage
+        cast(null as {{ incentives.type_measure() }}) as set_coverage,
+        qualified
     from earning_rows
 )
 

@@ -47,6 +47,7 @@ offer_scope as (
         offers.threshold_type, offers.threshold_property_key, offers.threshold_property_level, offers.earning_filter_id,
         offers.threshold_type = 'property' and offers.threshold_property_level = 'transaction' as per_transaction,
         qualified.calculator_key = 'fixed_amount' as is_shared,
+        qualified.qualified,
         row_number() over (order by qualified.entity_id, offers.offer_key) as scope_id
     from qualified
     inner join offers on offers.offer_key = qualified.offer_key
@@ -120,7 +121,8 @@ earning as (
         earning.value,
         tiers.tier_key,
         tiers.rate,
-        tiers.measure
+        tiers.measure,
+        offer_scope.qualified
     from earning
     left join offer_scope on offer_scope.scope_id = earning.scope_id
     left join participant_tiers
@@ -155,7 +157,8 @@ final as (
         share_total,
         cast(null as {{ incentives.type_measure() }}) as coverage,
         cast(null as {{ incentives.type_measure() }}) as overlap,
-        cast(null as {{ incentives.type_measure() }}) as set_coverage
+        cast(null as {{ incentives.type_measure() }}) as set_coverage,
+        qualified
     from earning_rows
 )
 
