@@ -56,11 +56,16 @@ false
 {#- is_number: a value that is not a decimal number the staging cast reads (DECIMAL(18,4): at most
     14 digits before the point). -#}
 {% test is_number(model, column_name) %}
-{#- a typed number: only its size can fail the staging cast -#}
+{#- a typed number: only its size can fail the staging cast. Where the engine does not tell a
+    typed column (`_typed` is false), the typed branch is left out: PostgreSQL checks the
+    expression's types even in a branch that never runs. -#}
+{%- set typed = incentives._typed(column_name, 'number') | trim -%}
+{%- set as_text = incentives._input_text(column_name) ~ ' is not null and '
+                  ~ incentives._not_a_number(incentives._input_text(column_name)) -%}
 {{ incentives._failing_rows(model, column_name,
-     '(case when ' ~ incentives._typed(column_name, 'number') ~ ' then ' ~ column_name ~ ' is not null and '
-     ~ incentives._not_a_number(column_name) ~ ' else ' ~ incentives._input_text(column_name) ~ ' is not null and '
-     ~ incentives._not_a_number(incentives._input_text(column_name)) ~ ' end)') }}
+     '(' ~ as_text ~ ')' if typed == 'false' else
+     '(case when ' ~ typed ~ ' then ' ~ column_name ~ ' is not null and '
+     ~ incentives._not_a_number(column_name) ~ ' else ' ~ as_text ~ ' end)') }}
 {% endtest %}
 
 {% macro _not_a_number(text) %}{{ return(adapter.dispatch('_not_a_number', 'incentives')(text)) }}{% endmacro %}
