@@ -135,25 +135,24 @@ select
     t.sku_key,
     r.rate_key as incentive_rate_key,
     r.measure as incentive_rate_measure,
-    cast(r.rate as {NUMBER}) as incentive_rate_value,
-    cast(r.rate as {NUMBER}) as offer_sku_pay_rate,
+    r.rate as incentive_rate_value,
+    r.rate as offer_sku_pay_rate,
     t.transaction_id,
     cast(t.quantity as {INPUT}) as provided_quantity,
     t.uom_key as provided_uom_key,
     cast(t.amount as {INPUT}) as provided_amount,
     cast(t.quantity as {NUMBER}) as incentivized_quantity,
     cast(t.amount as {MONEY}) as incentivized_amount,
-    cast(case when r.measure = 'percent' then cast(t.amount as {INPUT}) * cast(r.rate as {NUMBER}) / 100
-              else cast(t.quantity as {INPUT}) * cast(r.rate as {NUMBER}) end as {MONEY}) as incentive_amount,
+    cast(case when r.measure = 'percent' then cast(t.amount as {INPUT}) * r.rate / 100
+              else cast(t.quantity as {INPUT}) * r.rate end as {MONEY}) as incentive_amount,
     cast(100 as {NUMBER}) as incentive_contribution_percent,
-    cast(case when r.measure = 'percent' then cast(r.rate as {NUMBER}) end as {NUMBER}) as incentive_effective_rate,
+    case when r.measure = 'percent' then r.rate end as incentive_effective_rate,
     'floor' as run_id
 from read_parquet('{{transactions}}') as t
 inner join rates as r
     on r.sku_key = t.sku_key
    and r.transaction_type = t.transaction_type
-   and (r.start_date = '' or t.transaction_date >= cast(r.start_date as date))
-   and (r.end_date = '' or t.transaction_date <= cast(r.end_date as date))
+   and t.transaction_date between r.start_date and r.end_date
 inner join offer_status as o
     on o.entity_id = t.entity_id and o.program_key = r.program_key and o.offer_key = r.offer_key
    and o.qualified
@@ -180,14 +179,13 @@ with sums as (
     inner join qualification_skus as s
         on s.sku_key = t.sku_key
        and s.transaction_type = t.transaction_type
-       and (s.start_date = '' or t.transaction_date >= cast(s.start_date as date))
-       and (s.end_date = '' or t.transaction_date <= cast(s.end_date as date))
+       and t.transaction_date between s.start_date and s.end_date
     group by all
 ),
 rows as (
     select p.entity_id, p.program_key, p.offer_key, q.qualification_key, q.level as qualification_level,
            q.type as qualification_type, q.operator,
-           cast(q.value as {NUMBER}) as target,
+           q.value as target,
            cast(case when s.denominator_amount is not null and s.denominator_amount <> 0
                      then 100 * s.numerator_amount / s.denominator_amount
                      when q.type like '%quantity%' then coalesce(s.numerator_quantity, 0)
@@ -262,12 +260,21 @@ def contract_floor(data: Path, programs_path: Path, database: Path, repeats: int
                     p.unlink()
             con = duckdb.connect(str(database))
             for name in ("rates", "qualifications", "qualification_skus"):
-                con.execute(f"create table {name} as select * from read_csv('{tmp / (name + '.csv')}', header = true, "
-                            "all_varchar = true)")
-                con.execute(f"update {name} set " + ", ".join(
-                    f"{c} = coalesce({c}, '')" for c in ("offer_key", "transaction_type", "start_date", "end_date", "measure",
-                                                        "calculator", "operator", "value")
-                    if c in [r[0] for r in con.execute(f"describe {name}").fetchall()]))
+                con.execute(f"create table {name}_text as select * from read_csv('{tmp / (name + '.csv')}', "
+                            "header = true, all_varchar = true)")
+                columns = [r[0] for r in con.execute(f"describe {name}_text").fetchall()]
+                # typed once, outside the timing: dates as dates (open ends as far dates), numbers
+                # as decimals, empty text as ''
+                typed = []
+                for c in columns:
+                    if c in ("start_date", "end_date"):
+                        typed.append(f"coalesce(cast(nullif({c}, '') as date), date '{'0001-01-01' if c == 'start_date' else '9999-12-31'}') as {c}")
+                    elif c in ("rate", "value"):
+                        typed.append(f"cast(coalesce(nullif({c}, ''), '0') as {NUMBER}) as {c}")
+                    else:
+                        typed.append(f"coalesce({c}, '') as {c}")
+                con.execute(f"create table {name} as select {', '.join(typed)} from {name}_text")
+                con.execute(f"drop table {name}_text")
             con.execute("checkpoint")
             con.close()
             con = duckdb.connect(str(database))  # fresh connection, default settings (threads = all cores)
