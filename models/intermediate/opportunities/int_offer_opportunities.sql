@@ -1,3 +1,7 @@
+-- A view: offer_results, its one reader, writes these rows once (a table on Spark, whose metastore
+-- keeps a view's text in 32,700 characters).
+{{ config(materialized='table' if target.type in ('spark', 'databricks') else 'view') }}
+
 -- Per participant x offer (every evaluated pair, qualified or not), what offer_results says of
 -- the pair besides its earnings and stacked overlap: its qualifiers (int_offer_status), a stepped
 -- offer's tiers (int_stepped_thresholds), what the offer would pay on the current transactions if
