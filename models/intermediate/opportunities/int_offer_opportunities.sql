@@ -52,15 +52,6 @@ earned as (
     group by earnings.entity_id, earnings.offer_key
 ),
 
-potential as (
-    select entity_id, offer_key, potential_if_qualified from earned
-),
-
-next_tier_earned as (
-    select entity_id, offer_key, next_tier_row_amount as row_amount from earned
-    where next_tier_rows > 0
-),
-
 next_tier as (
     -- fixed_amount: the next tier's dollar total when there is anything to share it over (the
     -- earning rows of a fixed_amount offer exist only when their values sum to more than 0)
@@ -69,16 +60,16 @@ next_tier as (
         thresholds.offer_key,
         case
             when offer_status.calculator_key = 'fixed_amount' then
-                case when next_tier_earned.entity_id is null then 0 else thresholds.next_tier_rate end
-            else coalesce(next_tier_earned.row_amount, 0)
+                case when coalesce(earned.next_tier_rows, 0) = 0 then 0 else thresholds.next_tier_rate end
+            else coalesce(earned.next_tier_row_amount, 0)
         end as next_tier_incentive_amount
     from thresholds
     inner join offer_status
         on offer_status.entity_id = thresholds.entity_id
         and offer_status.offer_key = thresholds.offer_key
-    left join next_tier_earned
-        on next_tier_earned.entity_id = thresholds.entity_id
-        and next_tier_earned.offer_key = thresholds.offer_key
+    left join earned
+        on earned.entity_id = thresholds.entity_id
+        and earned.offer_key = thresholds.offer_key
 ),
 
 final as (
@@ -105,7 +96,7 @@ final as (
     left join stepped
         on stepped.entity_id = offer_status.entity_id
         and stepped.offer_key = offer_status.offer_key
-    left join potential
+    left join earned as potential
         on potential.entity_id = offer_status.entity_id
         and potential.offer_key = offer_status.offer_key
     left join next_tier
