@@ -248,11 +248,12 @@ def test_no_rejoin_of_upstream_concepts() -> None:
     model B that reads A when C is B's only reader (B would belong inside C, or A's concept is
     joined twice). Stacked coverage is computed once (int_stack_coverage) and read by its
     earnings, stack_coverage and offer_results; offer_results reads the pairs' qualifiers and tiers
-    through int_offer_opportunities, and the strategies' earning models carry `qualified` for
-    int_earnings. The graph is read from the models' literal refs."""
+    through int_offer_opportunities, which reads the earning rows of potential_earnings and of
+    int_offer_opportunities. The graph is read from the models' literal refs (also those passed
+    to the strategies' macros)."""
     import re
 
-    ref = re.compile(r"""\{\{\s*ref\(\s*['"](\w+)['"]\s*\)\s*\}\}""")
+    ref = re.compile(r"""\bref\(\s*['"](\w+)['"]\s*\)""")
     parents = {path.stem: set(ref.findall(path.read_text())) for path in (PROJECT_DIR / "models").rglob("*.sql")}
     children: dict[str, set[str]] = {}
     for child, refs in parents.items():

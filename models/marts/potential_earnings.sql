@@ -1,10 +1,9 @@
 -- One row per participant x qualified offer x incentive rate key x transaction: the rows of
--- int_earnings (which computes every calculator's formula, macros/calculators/, for qualified and
--- unqualified offers) of qualified offers that reached a rate. incentive_amount is rounded to
--- cents row by row.
+-- int_earnings (the qualified pairs' earning rows, each calculator's formula from
+-- macros/calculators/) that reached a rate. incentive_amount is rounded to cents row by row.
 with earnings as (
     select * from {{ ref('int_earnings') }}
-    where qualified and incentive_rate_value is not null
+    where incentive_rate_value is not null
 ),
 
 final as (

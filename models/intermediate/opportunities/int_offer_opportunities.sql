@@ -3,17 +3,22 @@
 {{ config(materialized='table' if target.type in ('spark', 'databricks') else 'view') }}
 
 -- Per participant x offer (every evaluated pair, qualified or not), what offer_results says of
--- the pair besides its earnings and stacked overlap: its qualifiers (int_offer_status), a stepped
--- offer's tiers (int_stepped_thresholds), what the offer would pay on the current transactions if
--- its qualifiers were true (waivers and thresholds as they are), what a stepped offer would pay
--- at its next tier and the uplift, and the qualification keys that block the program's and the
--- offer's qualifiers. (offer_results reads this model, not the two above again.)
+-- the pair: its qualifiers (int_offer_status), what it earns (the sum of its potential_earnings
+-- rows), a stepped offer's tiers (int_stepped_thresholds), a stacked offer's overlap
+-- (int_stack_coverage), what the offer would pay on the current transactions if its qualifiers
+-- were true (waivers and thresholds as they are), what a stepped offer would pay at its next tier
+-- and the uplift, and the qualification keys that block the program's and the offer's qualifiers.
+-- The earning rows: potential_earnings holds the qualified pairs' (written once); the other pairs'
+-- rows - every unqualified pair's, and a qualified stepped offer's earning transactions below its
+-- lowest tier (null rate) - are computed here by the same strategies' queries
+-- (macros/strategies/) and calculators (_calculated_earning_rows) and summed without being
+-- written. No pair's rows are computed twice.
 with offer_status as (
     select * from {{ ref('int_offer_status') }}
 ),
 
-earnings as (
-    select * from {{ ref('int_earnings') }}
+earned_rows as (
+    select * from {{ ref('potential_earnings') }}
 ),
 
 stepped as (
@@ -29,13 +34,79 @@ blocking as (
     select * from {{ ref('int_qualifier_blocking') }}
 ),
 
+stack_coverage as (
+    select * from {{ ref('int_stack_coverage') }}
+),
+
+stacked as (
+    -- a stacked offer's overlap: the sum over its stacks
+    select entity_id, offer_key, sum(overlap) as stacked_overlap
+    from (select distinct entity_id, offer_key, stack_key, overlap from stack_coverage) as stacks
+    group by entity_id, offer_key
+),
+
+opportunity_pairs as (
+    -- the pairs whose earning rows potential_earnings does not hold
+    select offer_status.*
+    from offer_status
+    left join stepped
+        on stepped.entity_id = offer_status.entity_id
+        and stepped.offer_key = offer_status.offer_key
+    where not offer_status.qualified
+        or (stepped.current_tier_key is null and stepped.next_tier_key is not null)
+),
+
+{%- for strategy in ['standard', 'stepped', 'stacked'] %}
+
+{{ strategy }}_pairs as (
+    select * from opportunity_pairs where strategy_key = '{{ strategy }}'
+),
+{%- endfor %}
+
+opportunity_earning_rows as (
+    select * from (
+        {{ incentives._standard_earning_rows('standard_pairs', ref('stg_rules__standard_rates'),
+                                             ref('int_transaction_buckets'), ref('int_transactions')) }}
+    ) as standard_rows
+    union all
+    select * from (
+        {{ incentives._stepped_earning_rows('stepped_pairs', ref('stg_rules__offers'), ref('stg_rules__stepped_tiers'),
+                                            ref('stg_rules__filter_keys'), ref('int_transaction_buckets'),
+                                            ref('int_stepped_thresholds'), ref('stg_properties'),
+                                            ref('int_transactions')) }}
+    ) as stepped_rows
+    union all
+    select * from (
+        {{ incentives._stacked_earning_rows('stacked_pairs', ref('stg_rules__stacked_set_skus'),
+                                            ref('int_transactions'), ref('int_stack_coverage')) }}
+    ) as stacked_rows
+),
+
+opportunity_rows as (
+    {{ incentives._calculated_earning_rows('opportunity_earning_rows') }}
+),
+
+earnings as (
+    {%- for rows in ['earned_rows', 'opportunity_rows'] %}
+    {%- if not loop.first %}
+    union all
+    {%- endif %}
+    select
+        entity_id, offer_key, strategy_key, offer_calculator, incentivized_quantity,
+        incentivized_amount, incentive_amount, {{ 'true' if rows == 'earned_rows' else 'false' }} as earned
+    from {{ rows }}
+    {%- endfor %}
+),
+
 earned as (
-    -- one pass over the earning rows (int_earnings is a view): what the offer pays on them, and
-    -- a stepped offer's transactions priced at the next tier's rate, each rounded to cents as
+    -- one pass over the earning rows: what the offer pays (potential_earnings' rows), what it
+    -- would pay if qualified (all of them: a qualified pair's other rows have no rate), and a
+    -- stepped offer's transactions priced at the next tier's rate, each rounded to cents as
     -- potential_earnings would (percent_of_amount, dollars_per_unit)
     select
         earnings.entity_id,
         earnings.offer_key,
+        sum(case when earnings.earned then earnings.incentive_amount end) as incentive_amount,
         sum(earnings.incentive_amount) as potential_if_qualified,
         count(thresholds.entity_id) as next_tier_rows,
         sum(case when thresholds.entity_id is not null then
@@ -80,12 +151,14 @@ final as (
         offer_status.program_qualified,
         offer_status.offer_qualified,
         offer_status.qualified,
+        {{ incentives.cast_money('coalesce(potential.incentive_amount, 0)') }} as incentive_amount,
         stepped.threshold_value,
         stepped.current_tier_key,
         stepped.next_tier_key,
         stepped.next_tier_threshold,
         stepped.next_tier_rate,
         stepped.gap_to_next_tier,
+        stacked.stacked_overlap,
         {{ incentives.cast_money('coalesce(potential.potential_if_qualified, 0)') }} as potential_if_qualified,
         {{ incentives.cast_money('next_tier.next_tier_incentive_amount') }} as next_tier_incentive_amount,
         {{ incentives.cast_money('next_tier.next_tier_incentive_amount - coalesce(potential.potential_if_qualified, 0)') }}
@@ -96,6 +169,9 @@ final as (
     left join stepped
         on stepped.entity_id = offer_status.entity_id
         and stepped.offer_key = offer_status.offer_key
+    left join stacked
+        on stacked.entity_id = offer_status.entity_id
+        and stacked.offer_key = offer_status.offer_key
     left join earned as potential
         on potential.entity_id = offer_status.entity_id
         and potential.offer_key = offer_status.offer_key
