@@ -45,23 +45,30 @@ stacked as (
     group by entity_id, offer_key
 ),
 
-opportunity_pairs as (
-    -- the pairs whose earning rows potential_earnings does not hold
+-- the pairs whose earning rows potential_earnings does not hold: the unqualified pairs, and a
+-- qualified stepped offer below its lowest tier. Each strategy's set is written as a plain filter
+-- (a union for stepped), not as one filtered CTE: DuckDB then estimates their size well and
+-- builds its semi joins' hash tables on the participants' SKUs (measured: 12.0 -> 6.9 CPU s at
+-- 1M transactions, one thread).
+standard_pairs as (
+    select * from offer_status where strategy_key = 'standard' and not qualified
+),
+
+stacked_pairs as (
+    select * from offer_status where strategy_key = 'stacked' and not qualified
+),
+
+stepped_pairs as (
+    select * from offer_status where strategy_key = 'stepped' and not qualified
+    union all
     select offer_status.*
     from offer_status
-    left join stepped
+    inner join stepped
         on stepped.entity_id = offer_status.entity_id
         and stepped.offer_key = offer_status.offer_key
-    where not offer_status.qualified
-        or (stepped.current_tier_key is null and stepped.next_tier_key is not null)
+    where offer_status.strategy_key = 'stepped' and offer_status.qualified
+        and stepped.current_tier_key is null and stepped.next_tier_key is not null
 ),
-
-{%- for strategy in ['standard', 'stepped', 'stacked'] %}
-
-{{ strategy }}_pairs as (
-    select * from opportunity_pairs where strategy_key = '{{ strategy }}'
-),
-{%- endfor %}
 
 opportunity_earning_rows as (
     select * from (
