@@ -130,27 +130,7 @@ earned as (
     group by earnings.entity_id, earnings.offer_key
 ),
 
-next_tier as (
-    -- fixed_amount: the next tier's dollar total when there is anything to share it over (the
-    -- earning rows of a fixed_amount offer exist only when their values sum to more than 0)
-    select
-        thresholds.entity_id,
-        thresholds.offer_key,
-        case
-            when offer_status.calculator_key = 'fixed_amount' then
-                case when coalesce(earned.next_tier_rows, 0) = 0 then 0 else thresholds.next_tier_rate end
-            else coalesce(earned.next_tier_row_amount, 0)
-        end as next_tier_incentive_amount
-    from thresholds
-    inner join offer_status
-        on offer_status.entity_id = thresholds.entity_id
-        and offer_status.offer_key = thresholds.offer_key
-    left join earned
-        on earned.entity_id = thresholds.entity_id
-        and earned.offer_key = thresholds.offer_key
-),
-
-final as (
+joined as (
     select
         offer_status.entity_id,
         offer_status.program_key,
@@ -158,7 +138,7 @@ final as (
         offer_status.program_qualified,
         offer_status.offer_qualified,
         offer_status.qualified,
-        {{ incentives.cast_money('coalesce(potential.incentive_amount, 0)') }} as incentive_amount,
+        potential.incentive_amount,
         stepped.threshold_value,
         stepped.current_tier_key,
         stepped.next_tier_key,
@@ -166,10 +146,15 @@ final as (
         stepped.next_tier_rate,
         stepped.gap_to_next_tier,
         stacked.stacked_overlap,
-        {{ incentives.cast_money('coalesce(potential.potential_if_qualified, 0)') }} as potential_if_qualified,
-        {{ incentives.cast_money('next_tier.next_tier_incentive_amount') }} as next_tier_incentive_amount,
-        {{ incentives.cast_money('next_tier.next_tier_incentive_amount - coalesce(potential.potential_if_qualified, 0)') }}
-            as next_tier_uplift,
+        potential.potential_if_qualified,
+        -- fixed_amount: the next tier's dollar total when there is anything to share it over (the
+        -- earning rows of a fixed_amount offer exist only when their values sum to more than 0)
+        case
+            when stepped.next_tier_key is null then null
+            when offer_status.calculator_key = 'fixed_amount' then
+                case when coalesce(potential.next_tier_rows, 0) = 0 then 0 else stepped.next_tier_rate end
+            else coalesce(potential.next_tier_row_amount, 0)
+        end as next_tier_incentive_amount,
         program_blocking.blocking_qualifications as blocking_program_qualifications,
         offer_blocking.blocking_qualifications as blocking_offer_qualifications
     from offer_status
@@ -182,9 +167,6 @@ final as (
     left join earned as potential
         on potential.entity_id = offer_status.entity_id
         and potential.offer_key = offer_status.offer_key
-    left join next_tier
-        on next_tier.entity_id = offer_status.entity_id
-        and next_tier.offer_key = offer_status.offer_key
     left join blocking as program_blocking
         on program_blocking.entity_id = offer_status.entity_id
         and program_blocking.program_key = offer_status.program_key
@@ -193,6 +175,31 @@ final as (
         on offer_blocking.entity_id = offer_status.entity_id
         and offer_blocking.program_key = offer_status.program_key
         and offer_blocking.offer_key = offer_status.offer_key
+),
+
+final as (
+    select
+        entity_id,
+        program_key,
+        offer_key,
+        program_qualified,
+        offer_qualified,
+        qualified,
+        {{ incentives.cast_money('coalesce(incentive_amount, 0)') }} as incentive_amount,
+        threshold_value,
+        current_tier_key,
+        next_tier_key,
+        next_tier_threshold,
+        next_tier_rate,
+        gap_to_next_tier,
+        stacked_overlap,
+        {{ incentives.cast_money('coalesce(potential_if_qualified, 0)') }} as potential_if_qualified,
+        {{ incentives.cast_money('next_tier_incentive_amount') }} as next_tier_incentive_amount,
+        {{ incentives.cast_money('next_tier_incentive_amount - coalesce(potential_if_qualified, 0)') }}
+            as next_tier_uplift,
+        blocking_program_qualifications,
+        blocking_offer_qualifications
+    from joined
 )
 
 select * from final
