@@ -30,7 +30,7 @@ numbered_terms as (
 ),
 
 scope_sizes as (
-    select scope_id, count(distinct term_id) as scope_terms
+    select scope_id, count(distinct term_id) as term_count
     from numbered_terms
     group by scope_id
 ),
@@ -38,7 +38,7 @@ scope_sizes as (
 scope_terms as (
     select
         numbered_terms.*,
-        scope_sizes.scope_terms
+        scope_sizes.term_count
     from numbered_terms
     inner join scope_sizes on scope_sizes.scope_id = numbered_terms.scope_id
 ),
@@ -52,7 +52,7 @@ open_keys as (
     select
         status.entity_id,
         scope_terms.scope_id,
-        scope_terms.scope_terms,
+        scope_terms.term_count,
         scope_terms.term_id,
         scope_terms.qualification_key
     from status
@@ -65,21 +65,21 @@ open_keys as (
 
 -- qualifiers of several terms: count the open keys per term, keep the terms with the fewest
 multi_term_open_keys as (
-    select * from open_keys where scope_terms > 1
+    select * from open_keys where term_count > 1
 ),
 
 term_open_counts as (
-    select entity_id, scope_id, scope_terms, term_id, count(*) as open_keys
+    select entity_id, scope_id, term_count, term_id, count(*) as open_keys
     from multi_term_open_keys
-    group by entity_id, scope_id, scope_terms, term_id
+    group by entity_id, scope_id, term_count, term_id
 ),
 
 unqualified_scopes as (
     -- every term has an open key
     select entity_id, scope_id, min(open_keys) as fewest_open_keys
     from term_open_counts
-    group by entity_id, scope_id, scope_terms
-    having count(*) = scope_terms
+    group by entity_id, scope_id, term_count
+    having count(*) = term_count
 ),
 
 closest_terms as (
@@ -98,7 +98,7 @@ closest_keys as (
     -- a qualifier of one term: its open keys (distinct within the term)
     select entity_id, scope_id, qualification_key
     from open_keys
-    where scope_terms = 1
+    where term_count = 1
     union all
     select distinct
         multi_term_open_keys.entity_id,
