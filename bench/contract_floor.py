@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import csv
 import json
-import resource
 import tempfile
 import time
 from pathlib import Path
+
+from cputime import cpu_seconds
 
 MONEY = "decimal(38,2)"
 NUMBER = "decimal(38,10)"
@@ -117,11 +118,6 @@ def _write_csv(path: Path, header: list[str], rows: list[tuple]) -> None:
         w = csv.writer(f)
         w.writerow(header)
         w.writerows(rows)
-
-
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 
 
 EARNINGS = f"""
@@ -278,7 +274,7 @@ def contract_floor(data: Path, programs_path: Path, database: Path, repeats: int
             con.execute("checkpoint")
             con.close()
             con = duckdb.connect(str(database))  # fresh connection, default settings (threads = all cores)
-            started, cpu_started = time.perf_counter(), _cpu()
+            started, cpu_started = time.perf_counter(), cpu_seconds()
             con.execute(PAIRS.format(enrolled=enrolled))
             con.execute(QUALIFICATIONS.format(transactions=transactions))
             con.execute(STATUS)
@@ -286,7 +282,7 @@ def contract_floor(data: Path, programs_path: Path, database: Path, repeats: int
             con.execute(OFFERS)
             con.execute("checkpoint")
             timings.append(time.perf_counter() - started)
-            cpus.append(_cpu() - cpu_started)
+            cpus.append(cpu_seconds() - cpu_started)
             rows = {t: con.execute(f"select count(*) from {t}").fetchone()[0]
                     for t in ("qualification_results", "potential_earnings", "offer_results")}
             con.close()

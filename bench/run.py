@@ -58,6 +58,7 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 sys.path.insert(0, str(BENCH))
 import spark_thrift  # noqa: E402
 from contract_floor import contract_floor  # noqa: E402
+from cputime import cpu_seconds  # noqa: E402
 from generate import parse_count  # noqa: E402
 
 
@@ -114,12 +115,6 @@ def tree_rss(root: int) -> int:
             pass
         stack.extend(children.get(pid, []))
     return total
-
-
-def cpu_seconds(who: int) -> float:
-    """User + system CPU seconds so far of this process (RUSAGE_SELF) or of its finished children."""
-    usage = resource.getrusage(who)
-    return usage.ru_utime + usage.ru_stime
 
 
 def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int, float]:

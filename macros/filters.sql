@@ -1,13 +1,6 @@
 {#- Private helpers of the filters (compiled into stg_rules__filter_keys): CTE bodies over the
     relations they are given. -#}
 
-{#- _filter_totals(sku_totals): net quantity and value (as `amount`) per filter group x participant. -#}
-{% macro _filter_totals(sku_totals) -%}
-    select filter_id, entity_id, sum(quantity) as quantity, sum(value) as amount
-    from {{ sku_totals }}
-    group by filter_id, entity_id
-{%- endmacro %}
-
 {#- _filter_key_matches(sku_rows, any_sku_rows, keys, columns, on_entity): the rows matching a
     compiled filter key of `keys` (sku_key, transaction_type, bucket_id): a SKU key on SKU, type
     and bucket, an any-SKU key (null sku_key) on type and bucket. The keys of a filter never

@@ -1,5 +1,6 @@
 -- Request- and entity-level property texts per participant x key: the participant's own
--- request row and the default request row (empty entity_id) side by side, and its entity row.
+-- request row and its entity row (the request defaults, empty entity_id, are
+-- int_request_default_properties).
 with properties as (
     select * from {{ ref('stg_properties') }}
 ),

@@ -13,8 +13,8 @@ tiers as (
     select * from {{ ref('stg_rules__stepped_tiers') }}
 ),
 
-sku_totals as (
-    select * from {{ ref('int_filter_sku_totals') }}
+filter_totals as (
+    select * from {{ ref('int_filter_totals') }}
 ),
 
 participant_properties as (
@@ -22,11 +22,7 @@ participant_properties as (
 ),
 
 default_properties as (
-    {{ incentives._request_default_properties(ref('stg_properties')) }}
-),
-
-filter_totals as (
-    {{ incentives._filter_totals('sku_totals') }}
+    select * from {{ ref('int_request_default_properties') }}
 ),
 
 thresholds as (
