@@ -51,6 +51,7 @@ PYTHON = VENV_BIN / "python"
 INCENTIVES = VENV_BIN / "incentives"
 DBT = VENV_BIN / "dbt"
 RUN_RESULTS = PROJECT / "target" / "run_results.json"
+os.environ.setdefault("DBT_WRITE_JSON", "true")  # `incentives run` writes run_results.json only when asked
 DATA_ROOT = BENCH / "data"
 OUT_ROOT = BENCH / "out"
 PAGE = os.sysconf("SC_PAGE_SIZE")

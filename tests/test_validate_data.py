@@ -142,3 +142,36 @@ def test_duckdb_text_is_trimmed_text() -> None:
     finally:
         con.close()
     assert got == trimmed and len(trimmed) > 3
+
+
+def test_the_cli_runs_the_rule_tables_data_tests(tmp_path: Path) -> None:
+    """One definition: the checks `incentives run` runs on the rule tables it loaded (and leaves
+    out of its `dbt build`) are the data tests of the seeds' properties file as dbt compiles them;
+    they pass on compiled tables and name the test a damaged table fails."""
+    from compiler.errors import RunError
+    from compiler.pipeline.build import PROJECT_DIR, run_vars
+    from compiler.pipeline.compile import compile_programs
+    from compiler.pipeline.load import load_rule_tables
+    from compiler.pipeline.validate_data import check_rule_tables, compile_rule_checks
+
+    import yaml
+
+    checks = compile_rule_checks(":memory:", run_vars(False))
+    seeds = yaml.safe_load((PROJECT_DIR / "seeds" / "_incentive_rules.yml").read_text())["seeds"]
+    declared = sum(len(s.get("data_tests", [])) + sum(len(c.get("data_tests", [])) for c in s["columns"]) for s in seeds)
+    assert len(checks) == declared > 10
+    assert all('"memory"."main_rules".' in c.sql and c.severity == "error" for c in checks)
+    compile_programs(PROJECT_DIR / "examples" / "programs.json", tmp_path / "rules")
+    con = duckdb.connect()
+    try:
+        load_rule_tables(con, tmp_path / "rules", "main_rules")
+        assert check_rule_tables(con, checks) == []
+        con.execute("insert into main_rules.offers select * from main_rules.offers limit 1")
+        con.execute("update main_rules.catalogue set status = 'failed'")
+        with pytest.raises(RunError) as info:
+            check_rule_tables(con, checks)
+    finally:
+        con.close()
+    message = str(info.value)
+    assert "test unique_offers_offer_key: 1 failing row" in message
+    assert "test incentives_last_compile_succeeded_catalogue_status: 1 failing row" in message

@@ -24,14 +24,19 @@ def run_vars(unit_tests: bool, **schemas: str) -> dict[str, Any]:
     return {**schemas, **RUN_CONTEXT_VARS, **({"incentives_unit_tests": True} if unit_tests else {})}
 
 
-def build_selection(unit_tests: bool) -> list[str]:
+def build_selection(unit_tests: bool, rule_checks_done: bool = False) -> list[str]:
     """What `incentives run` builds: every model and data test, not the seeds (the run loaded
     its own rule tables where the seeds go; their data tests still run on them), not the staging
     data tests (validate_inputs checked the same on the files), not the models' primary-key tests
     tagged model_key (keys the SQL itself guarantees, checked by `dbt build` alone and the unit
-    tests; here they would scan the largest tables again on every run), unit tests only when asked."""
+    tests; here they would scan the largest tables again on every run), unit tests only when asked.
+
+    `rule_checks_done`: the run has already run the seeds' data tests on the rule tables it
+    loaded (validate_data.check_rule_tables, the same tests compiled by dbt, in one query), so
+    the build leaves them out too."""
+    exclude = ["test_type:data,path:models/staging", "tag:model_key", *(["test_type:data,path:seeds"] if rule_checks_done else [])]
     return ["--select", "resource_type:model", "resource_type:test", *(["resource_type:unit_test"] if unit_tests else []),
-            "--exclude", "test_type:data,path:models/staging", "tag:model_key"]
+            "--exclude", *exclude]
 
 
 def _release_dbt_database() -> None:
@@ -88,6 +93,11 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
 
     if database is not None:
         os.environ["INCENTIVES_DUCKDB_PATH"] = str(database)
+    # dbt's JSON artifacts (target/manifest.json, written twice, semantic_manifest.json,
+    # run_results.json, graph.gpickle) are not read by the run: not written unless asked for with
+    # DBT_WRITE_JSON=true (bench/run.py reads run_results.json). The saved parse
+    # (target/partial_parse.msgpack) is written either way.
+    artifacts = [] if "DBT_WRITE_JSON" in os.environ else ["--no-write-json"]
     os.environ["INCENTIVES_THREADS"] = str(threads)
     failures: list[str] = []
     done = [0]
@@ -105,7 +115,7 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         say(f"    [{done[0]:>3}] {node.resource_type:<10} {node.node_name:<40} {status}")
 
     base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
-            "--quiet", "--no-use-colors"]
+            "--quiet", "--no-use-colors", *artifacts]
     try:
         result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
     finally:

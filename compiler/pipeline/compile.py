@@ -179,10 +179,12 @@ def _table_text(name: str, rows: list[tuple[Any, ...]]) -> tuple[str, str | None
     return ",".join(TABLES[name]), _csv_lines(rows)
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def _write_atomically(path: Path, *parts: str | bytes) -> None:
+    """Write the parts (text as UTF-8) into `path`, replaced at once when written."""
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w") as fh:  # the same text mode as Path.write_text
-        fh.write(text)
+    with open(tmp, "wb") as fh:
+        for part in parts:
+            fh.write(part.encode() if isinstance(part, str) else part)
     os.replace(tmp, path)
 
 
@@ -197,28 +199,36 @@ def write_rules(rules: RuleSet, out_dir: os.PathLike[str] | str, source: str = "
     path.mkdir(parents=True, exist_ok=True)
     written = []
     with gc_paused():
-        texts: dict[str, tuple[str, str | None]] = {}
+        # the rows as UTF-8 bytes: hashed, then written with the hash appended, each table's text
+        # made once (a table of 125 MB is not copied again for the hash, the file and its encoding)
+        texts: dict[str, tuple[str, bytes | None]] = {}
         digest = hashlib.sha256()
         for name in TABLES:
             header, lines = _table_text(name, rules.tables[name])
+            digest.update(f"{name}\n{header}\n".encode())
             if lines is None:
                 buf = io.StringIO()
                 csv.writer(buf, lineterminator="\n").writerows([_csv_value(v) for v in row] for row in rules.tables[name])
-                digest.update(f"{name}\n{header}\n{buf.getvalue()}".encode())
+                digest.update(buf.getvalue().encode())
+                texts[name] = (header, None)
             else:
-                digest.update(f"{name}\n{header}\n{lines}".encode())
-            texts[name] = (header, lines)
+                data = lines.encode()
+                del lines
+                digest.update(data)
+                texts[name] = (header, data)
         catalogue_hash = digest.hexdigest()[:16]
-        for name, (header, lines) in texts.items():
-            if lines is None:  # a field needs quoting: the csv module writes every row with the hash
+        for name in TABLES:
+            header, data = texts.pop(name)
+            if data is None:  # a field needs quoting: the csv module writes every row with the hash
                 buf = io.StringIO()
                 writer = csv.writer(buf, lineterminator="\n")
                 writer.writerows([*map(_csv_value, row), catalogue_hash] for row in rules.tables[name])
-                lines = buf.getvalue()
+                data = buf.getvalue().encode()
             else:  # no field holds a line break (see _csv_lines): the hash ends every line
-                lines = lines.replace("\n", f",{catalogue_hash}\n")
+                data = data.replace(b"\n", f",{catalogue_hash}\n".encode())
             target = path / f"{name}.csv"
-            _write_atomically(target, f"{header},{CATALOGUE_HASH}\n{lines}")
+            _write_atomically(target, f"{header},{CATALOGUE_HASH}\n".encode(), data)
+            del data
             written.append(str(target))
         catalogue = io.StringIO()
         writer = csv.writer(catalogue, lineterminator="\n")

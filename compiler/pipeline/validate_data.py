@@ -12,6 +12,11 @@ how many more, every check at once in one DataError. What a problem is called is
 Only what dbt cannot check stays in Python (compiler/runner.py load_inputs): a missing file or
 column, a file that cannot be read. Problems that do not stop a calculation (unknown SKUs, uom
 mismatches, names that match nothing) are warnings computed by the dbt model `run_warnings`.
+
+The same `dbt compile` also compiles the data tests of the rule tables (the seeds' properties file
+written from compiler/rule_tables.py): on DuckDB `incentives run` runs them on the rule tables it
+loaded, in one query (`check_rule_tables`), and leaves them out of its `dbt build`
+(compiler/pipeline/build.py), where each would be a node of its own.
 """
 
 from __future__ import annotations
@@ -71,6 +76,16 @@ class InputCheck:
     expected: str
 
 
+@dataclass(frozen=True)
+class RuleCheck:
+    """One dbt data test on the compiled rule tables (the seeds' tests of _incentive_rules.yml,
+    written from compiler/rule_tables.py), compiled: `sql` returns its failing rows."""
+
+    name: str  # the dbt test's name
+    sql: str
+    severity: str  # error or warn, as dbt would treat a failure
+
+
 def _words(test: str, column: str, kwargs: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str]:
     problem, expected = WORDS.get(test, (None, None))
     problem, expected = meta.get("problem", problem), meta.get("expected", expected)
@@ -86,7 +101,23 @@ def compile_input_checks(database: str, dbt_vars: dict[str, Any]) -> list[InputC
     (the profile's default target; ':memory:' for an in-memory one; only its name matters: dbt
     does not connect) with the inputs in the schema `raw` (the default of the var input_schema)
     under their own names. `dbt_vars`: the vars the run's build gets (the same vars keep dbt's
-    partial parse).
+    partial parse). See compile_checks."""
+    return compile_checks(database, dbt_vars)[0]
+
+
+def compile_rule_checks(database: str, dbt_vars: dict[str, Any]) -> list[RuleCheck]:
+    """The data tests of the rule tables (the seeds' tests) as compiled by dbt for the DuckDB
+    database at `database`, with the rule tables where the seeds go (see compile_checks)."""
+    return compile_checks(database, dbt_vars)[1]
+
+
+_CACHE_FORMAT = 2  # of target/input_checks.json: input checks and rule checks
+_COMPILED: dict[str, tuple[list[InputCheck], list[RuleCheck]]] = {}
+
+
+def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputCheck], list[RuleCheck]]:
+    """The input checks (compile_input_checks) and the rule tables' checks (compile_rule_checks),
+    compiled by one `dbt compile`.
 
     What dbt compiles is kept in target/input_checks.json under a hash of everything it is
     compiled from (the project's files, the profile, the vars, the database path, dbt's version):
@@ -94,43 +125,54 @@ def compile_input_checks(database: str, dbt_vars: dict[str, Any]) -> list[InputC
     from .build import PROJECT_DIR
 
     key = _compiled_from(PROJECT_DIR, database, dbt_vars)
+    if key in _COMPILED:  # this process compiled or read them already (a run reads them twice)
+        return _COMPILED[key]
     cache = PROJECT_DIR / "target" / "input_checks.json"
     try:
         saved = json.loads(cache.read_text())
         if saved.get("key") == key:
-            return [InputCheck(**c) for c in saved["checks"]]
-    except (OSError, ValueError, TypeError):
+            _COMPILED[key] = [InputCheck(**c) for c in saved["checks"]], [RuleCheck(**c) for c in saved["rule_checks"]]
+            return _COMPILED[key]
+    except (OSError, ValueError, TypeError, KeyError):
         pass
-    checks = _dbt_compile_input_checks(PROJECT_DIR, database, dbt_vars)
+    checks, rule_checks = _COMPILED[key] = _dbt_compile_checks(PROJECT_DIR, database, dbt_vars)
     try:  # written whole, then renamed: a concurrent run reads the old file or the new one
         cache.parent.mkdir(exist_ok=True)
         partial = cache.with_name(f"{cache.name}.{os.getpid()}.{threading.get_ident()}")
-        partial.write_text(json.dumps({"key": key, "checks": [asdict(c) for c in checks]}, indent=1))
+        partial.write_text(json.dumps({"key": key, "checks": [asdict(c) for c in checks],
+                                       "rule_checks": [asdict(c) for c in rule_checks]}, indent=1))
         os.replace(partial, cache)
     except OSError:
         pass
-    return checks
+    return checks, rule_checks
 
 
 def _compiled_from(project: Path, database: str, dbt_vars: dict[str, Any]) -> str:
     """A hash of what the compiled input checks depend on."""
     from dbt.version import __version__
 
-    digest = hashlib.sha256(json.dumps([database, dbt_vars, __version__], sort_keys=True, default=str).encode())
-    paths = [project / "dbt_project.yml", project / "profiles" / "profiles.yml"]
+    digest = hashlib.sha256(json.dumps([_CACHE_FORMAT, database, dbt_vars, __version__], sort_keys=True,
+                                       default=str).encode())
+    paths = [project / "dbt_project.yml", project / "profiles" / "profiles.yml", *sorted((project / "seeds").glob("*.yml"))]
     paths += sorted(p for folder in ("macros", "models") for p in (project / folder).rglob("*") if p.is_file())
     for path in paths:
         digest.update(str(path.relative_to(project)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
-def _dbt_compile_input_checks(project: Path, database: str, dbt_vars: dict[str, Any]) -> list[InputCheck]:
+# what `dbt compile` selects: the tests on the sources (the input checks) and the tests of the
+# seeds' properties file (the rule tables' checks)
+CHECKS_SELECTION = ["source:*", "test_type:data,path:seeds"]
+
+
+def _dbt_compile_checks(project: Path, database: str,
+                        dbt_vars: dict[str, Any]) -> tuple[list[InputCheck], list[RuleCheck]]:
     from dbt.cli.main import dbtRunner
 
     from .compile import gc_paused
 
     os.environ["INCENTIVES_DUCKDB_PATH"] = database
-    args = ["compile", "--select", "source:*", "--no-introspect", "--no-populate-cache", "--no-write-json",
+    args = ["compile", "--select", *CHECKS_SELECTION, "--no-introspect", "--no-populate-cache", "--no-write-json",
             "--vars", json.dumps(dbt_vars), "--project-dir", str(project), "--profiles-dir", str(project / "profiles"),
             "--quiet", "--no-use-colors"]
     with gc_paused():
@@ -138,15 +180,38 @@ def _dbt_compile_input_checks(project: Path, database: str, dbt_vars: dict[str, 
     if not result.success:
         raise RunError(f"dbt could not compile the input checks: {result.exception or 'see logs/dbt.log'}")
     checks = []
+    rule_checks = []
     for node in (r.node for r in result.result.results):
-        if not node.sources or node.test_metadata is None:  # a source itself
+        if node.resource_type != "test":
+            continue
+        if not node.sources:  # a test of the seeds' properties file
+            rule_checks.append(RuleCheck(node.name, node.compiled_code, str(node.config.severity).lower()))
+            continue
+        if node.test_metadata is None:
             continue
         (_, table), = node.sources
         test, kwargs = node.test_metadata.name, node.test_metadata.kwargs
         column = node.column_name or kwargs.get("column_name")
         problem, expected = _words(test, column, kwargs, node.config.meta or {})
         checks.append(InputCheck(node.name, test, table, column, node.compiled_code, problem, expected))
-    return checks
+    return checks, sorted(rule_checks, key=lambda c: c.name)
+
+
+def check_rule_tables(con: Any, checks: list[RuleCheck]) -> list[str]:
+    """Run the rule tables' checks (compile_rule_checks) on the rule tables loaded in `con`'s
+    database, all in one query: the same tests `dbt build` runs on the seeds, without a dbt
+    node each. Raises RunError naming every failing test (severity error); returns the
+    warnings of the failing tests of severity warn."""
+    if not checks:
+        return []
+    select = ", ".join(f"(select count(*) from ({c.sql}))" for c in checks)
+    counts = con.execute(f"select {select}").fetchone()
+    failed = [f"test {c.name}: {n} failing row{'s' if n != 1 else ''}" for c, n in zip(checks, counts)
+              if n and c.severity != "warn"]
+    if failed:
+        raise RunError("the compiled rule tables fail their data tests (seeds/_incentive_rules.yml); nothing was "
+                       "built:\n  - " + "\n  - ".join(failed))
+    return [f"test {c.name}: {n} failing rows" for c, n in zip(checks, counts) if n]
 
 
 def _ordered(checks: list[InputCheck], tables: dict[str, list[str]]) -> list[InputCheck]:

@@ -18,6 +18,7 @@ from ..pipeline.compile import RejectedProgram, compile_alongside
 from ..pipeline.load import RULES_SCHEMA_SUFFIX, load_and_validate, load_rule_tables, sql_string
 from ..pipeline.locks import FileLock, duckdb_lock
 from ..pipeline.progress import PhaseTimer
+from ..pipeline.validate_data import check_rule_tables, compile_rule_checks
 from ..pipeline.record import (REJECTED_TABLES, RESULT_TABLES, RunInputs, Summary, rejected_tables_sql,
                                run_context_sql, stage_rejected_programs, summarize_with)
 from .base import RunJob, Target
@@ -68,13 +69,15 @@ class DuckDBTarget(Target):
             say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
             say(f"  run id {run_id}")
             con = duckdb.connect(str(building))
-            try:  # the rule tables where dbt's seeds go; the build leaves the seeds out and tests the tables
+            try:  # the rule tables where dbt's seeds go, and the seeds' data tests on them (the build leaves both out)
                 load_rule_tables(con, rules_dir, "main" + RULES_SCHEMA_SUFFIX)
+                for warning in check_rule_tables(con, compile_rule_checks(str(building), run_vars(unit_tests))):
+                    say(f"  warning: {warning}")
             finally:
                 con.close()
             phase("rules")
             say("Building (dbt build)")
-            args = ["build", "--vars", json.dumps(run_vars(unit_tests)), *build_selection(unit_tests)]
+            args = ["build", "--vars", json.dumps(run_vars(unit_tests)), *build_selection(unit_tests, rule_checks_done=True)]
             run_dbt(args, building, say, threads)
             phase("build")
             record_run(building, database, run_id, started_at, inputs, counts, threads, rejected)
