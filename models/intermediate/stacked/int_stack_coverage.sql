@@ -3,7 +3,8 @@
 -- quantity / conversion rate, only where the uom is the conversion's `from`) and the stack's
 -- overlap (the smallest coverage among its sets, 0 if any is <= 0 or absent: the units that
 -- earn). Read by int_earnings_stacked (the qualified pairs' earning rows), the mart
--- stack_coverage (which adds the run_id) and offer_results (the overlap per stack).
+-- stack_coverage (which adds the run_id) and int_offer_opportunities (the overlap per offer, and
+-- the unqualified pairs' earning rows).
 with evaluated as (
     select * from {{ ref('int_offer_status') }}
     where strategy_key = 'stacked'
