@@ -37,13 +37,18 @@ def catalogue(n: int, out: Path) -> str:
     return (out / "programs.json").read_text()
 
 
-def scratch_project(root: Path) -> Path:
+def scratch_project(root: Path, with_tests: bool = False) -> Path:
+    """A copy of the dbt project under `root` (its seeds left to the caller); `with_tests`: with
+    the project's own tests (tests/dbt), else an empty tests folder."""
     project = root / "project"
     project.mkdir()
     for name in ("dbt_project.yml", "models", "macros", "profiles"):
         source = PROJECT / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, project / name)
-    (project / "tests" / "dbt").mkdir(parents=True)
+    if with_tests:
+        shutil.copytree(PROJECT / "tests" / "dbt", project / "tests" / "dbt")
+    else:
+        (project / "tests" / "dbt").mkdir(parents=True)
     return project
 
 

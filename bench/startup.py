@@ -45,6 +45,9 @@ BENCH = Path(__file__).resolve().parent
 PROJECT = BENCH.parent
 BIN = PROJECT / ".venv" / "bin"
 PYTHON, INCENTIVES, DBT = BIN / "python", BIN / "incentives", BIN / "dbt"
+sys.path.insert(0, str(BENCH))
+from seeds import scratch_project  # noqa: E402
+
 TIMINGS = re.compile(r"^\s*timings\s+(.*)$", re.M)
 
 
@@ -85,22 +88,12 @@ def catalogues(n: int, seed: int) -> tuple[Path, Path]:
     return programs, other
 
 
-def scratch_project(root: Path) -> Path:
-    project = root / "project"
-    project.mkdir()
-    for name in ("dbt_project.yml", "models", "macros", "profiles"):
-        source = PROJECT / name
-        (shutil.copytree if source.is_dir() else shutil.copy)(source, project / name)
-    shutil.copytree(PROJECT / "tests" / "dbt", project / "tests" / "dbt")
-    return project
-
-
 def bench_catalogue(n: int, seed: int, repeats: int) -> dict[str, list[tuple[float, float]]]:
     programs, other = catalogues(n, seed)
     print(f"== catalogue of {n:,} programs ({programs.stat().st_size / 2**20:.1f} MB): compile + dbt parse", flush=True)
     out: dict[str, list[tuple[float, float]]] = {k: [] for k in ("compile", "fresh", "unchanged", "changed")}
     with tempfile.TemporaryDirectory(prefix="incentives-startup-") as tmp:
-        project = scratch_project(Path(tmp))
+        project = scratch_project(Path(tmp), with_tests=True)
         env = dict(os.environ, INCENTIVES_DUCKDB_PATH=str(Path(tmp) / "bench.duckdb"))
         parse = [str(DBT), "parse", "--project-dir", str(project), "--profiles-dir", str(project / "profiles"), "--quiet"]
         for i in range(repeats):
