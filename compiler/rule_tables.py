@@ -127,6 +127,12 @@ RULE_TABLES: tuple[RuleTable, ...] = (
         _c("conversion_rate", "decimal", "Units of from_uom per coverage unit (positive)."),
         _c("rate", "decimal", "Dollars per coverage unit (0: an anchor)."),
         MEASURE,
+        _c("coverage_weight", "bigint", "The integer w with conversion_rate x w = set_conversion_rate: a transaction "
+           "covers quantity x w / set_conversion_rate units, exactly."),
+        _c("set_conversion_rate", "decimal", "The set's common conversion rate (the same on every row of the set): "
+           "the set covers (its net sum of quantity x coverage_weight) / set_conversion_rate units."),
+        _c("offer_coverage_multiplier", "bigint", "The integer m with set_conversion_rate x m = the offer's common "
+           "coverage denominator (the same for every set of the offer), over which the stacks' overlaps are summed."),
     ), ("offer_key", "set_key", "sku_key")),
     RuleTable("stacked_stacks", "Stacked offers: the sets of each stack.", (
         PROGRAM, OFFER,

@@ -64,41 +64,114 @@ cast(case when {{ d }} = 0 then null
 {%- endmacro %}
 
 {#- 128-bit integer arithmetic (DuckDB HUGEINT, Spark DECIMAL(38,0)). With P = |numerator| x 10^20,
-    o = |multiplier| x 10^10 and s = |denominator| x 10^10 (integers below 10^38, 10^19, 10^19):
-    T = floor(P x o / s) is found in two limbs of P (B = 10^19) so that no product exceeds 10^38:
-      P = p1 B + p0;  p1 o = qa s + ra;  ra B = qb s + rb;  p0 o = qc s + rc
-      T = qa B + qb + qc + floor((rb + rc) / s)
-    The quotient is T / U (U = 10^(20 - scale)) plus less than one unit of T, so rounded half
-    away from zero it is floor((2T + U) / 2U): T appears once (Spark's integer division repeats
-    its dividend, and long expressions cost Spark memory in planning). `int` is the engine's
-    integer type, `idiv(a, b)` its exact integer division. -#}
+    o = |multiplier| x 10^10 and s = |denominator| x 10^10 (integers below 10^38, 10^19, 10^19),
+    the quotient is _rounded_limb_quotient(P, o, s, 10^(20 - scale)) x 10^-scale. -#}
 {% macro _quotient_in_limbs(terms, multiplier, denominator, scale, int, idiv) -%}
-{%- set ten10 = "cast(10000000000 as " ~ int ~ ")" -%}
 {%- set parts = [] -%}
 {%- for x, y in terms -%}
   {%- do parts.append(incentives._scaled_integer(x, int) ~ " * " ~ incentives._scaled_integer(y, int)) -%}
 {%- endfor -%}
 {%- set signed_p = "(" ~ parts | join(" + ") ~ ")" -%}
 {%- set signed_o = incentives._scaled_integer(multiplier, int) -%}
-{#- a zero denominator is null, so every division by it is null: no CASE guard, which would keep
-    Spark from sharing the limbs' repeated parts (about 20 times the CPU per row) -#}
-{%- set signed_s = "nullif(" ~ incentives._scaled_integer(denominator, int) ~ ", 0)" -%}
-{%- set p = "abs" ~ signed_p -%}
-{%- set o = "abs(" ~ signed_o ~ ")" -%}
-{%- set s = "abs(" ~ signed_s ~ ")" -%}
-{%- set b = "cast(10000000000000000000 as " ~ int ~ ")" -%}
-{%- set p1 = idiv(p, b) -%}
-{%- set p0 = "(" ~ p ~ " % " ~ b ~ ")" -%}
-{%- set a = "(" ~ p1 ~ " * " ~ o ~ ")" -%}
-{%- set ra = "(" ~ a ~ " % " ~ s ~ ")" -%}
-{%- set c = "(" ~ p0 ~ " * " ~ o ~ ")" -%}
-{%- set t = "(" ~ idiv(a, s) ~ " * " ~ b ~ " + " ~ idiv("(" ~ ra ~ " * " ~ b ~ ")", s) ~ " + " ~ idiv(c, s)
-    ~ " + " ~ idiv("((" ~ ra ~ " * " ~ b ~ ") % " ~ s ~ " + " ~ c ~ " % " ~ s ~ ")", s) ~ ")" -%}
-{%- set u = "cast(1" ~ ("0" * (20 - scale)) ~ " as " ~ int ~ ")" -%}
-{%- set rounded = idiv("(" ~ t ~ " * 2 + " ~ u ~ ")", "(" ~ u ~ " * 2)") -%}
-(cast(cast(sign({{ signed_p }}) * sign({{ signed_o }}) * sign({{ signed_s }}) as {{ int }}) * {{ rounded }} as decimal(38,0))
-   * {{ incentives._unit(scale) }})
+{%- set signed_s = incentives._scaled_integer(denominator, int) -%}
+({{ incentives._rounded_limb_quotient(signed_p, signed_o, signed_s, 20 - scale, 19, 21, int, idiv) }} * {{ incentives._unit(scale) }})
 {%- endmacro %}
+
+{#- _rounded_limb_quotient(p, o, s, u, limb, s_digits, int, idiv): p x o / (s x 10^u) rounded half
+    away from zero, as the integer type `int` (decimal(38,0) on Spark), for integer expressions p,
+    o, s (|s| below 10^s_digits); null when s is 0. With B = 10^limb, T = floor(|p| |o| / |s|) is found in two limbs of |p| so
+    that no product exceeds 10^38 (needs |s| x B, |o| x B and (|p| / B) x |o| below 10^38):
+      |p| = p1 B + p0;  p1 o = qa s + ra;  ra B = qb s + rb;  p0 o = qc s + rc
+      T = qa B + qb + qc + floor((rb + rc) / s)
+    The quotient is T / U (U = 10^u, u >= 1) plus less than one unit of T, so rounded half away
+    from zero it is floor((2T + U) / 2U) (U is even): T appears once (Spark's integer division
+    repeats its dividend, and long expressions cost Spark memory in planning). `idiv(a, b,
+    digits)` is the engine's exact integer division by a divisor below 10^digits. A zero s is null, so every division by it is null: no
+    CASE guard, which would keep Spark from sharing the limbs' repeated parts (about 20 times
+    the CPU per row). -#}
+{% macro _rounded_limb_quotient(p, o, s, u, limb, s_digits, int, idiv) -%}
+{%- set signed_s = "nullif(" ~ s ~ ", 0)" -%}
+{%- set abs_p = "abs(" ~ p ~ ")" -%}
+{%- set abs_o = "abs(" ~ o ~ ")" -%}
+{%- set abs_s = "abs(" ~ signed_s ~ ")" -%}
+{%- set b = "cast(1" ~ ("0" * limb) ~ " as " ~ int ~ ")" -%}
+{%- set p1 = idiv(abs_p, b) -%}
+{%- set p0 = "(" ~ abs_p ~ " % " ~ b ~ ")" -%}
+{%- set a = "(" ~ p1 ~ " * " ~ abs_o ~ ")" -%}
+{%- set ra = "(" ~ a ~ " % " ~ abs_s ~ ")" -%}
+{%- set c = "(" ~ p0 ~ " * " ~ abs_o ~ ")" -%}
+{%- set t = "(" ~ idiv(a, abs_s, s_digits) ~ " * " ~ b ~ " + " ~ idiv("(" ~ ra ~ " * " ~ b ~ ")", abs_s, s_digits) ~ " + " ~ idiv(c, abs_s, s_digits)
+    ~ " + " ~ idiv("((" ~ ra ~ " * " ~ b ~ ") % " ~ abs_s ~ " + " ~ c ~ " % " ~ abs_s ~ ")", abs_s, s_digits) ~ ")" -%}
+{%- set big_u = "cast(1" ~ ("0" * u) ~ " as " ~ int ~ ")" -%}
+{%- set rounded = idiv("(" ~ t ~ " * 2 + " ~ big_u ~ ")", "(" ~ big_u ~ " * 2)") -%}
+(cast(cast(sign({{ p }}) * sign({{ o }}) * sign({{ signed_s }}) as {{ int }}) * {{ rounded }} as decimal(38,0)))
+{%- endmacro %}
+
+{#- quotient_of_products(p, o, s, scale): (product of p) x (product of o) / (product of s), rounded
+    half away from zero to `scale` places, as decimal(38, scale); null when a factor of s is 0.
+    p, o and s are lists of [expression, places]: a decimal with at most that many places. One
+    exact quotient of exact products (divide last): the stacked strategy's coverage shares
+    (docs/semantics.md, "Stacked coverage", states the bounds within which the engines keep it
+    exact; PostgreSQL's numeric has none). On DuckDB and Spark the factors become integers
+    (x x 10^places) and the division runs in two limbs of 10^10: exact while the integer p x 10^k
+    (k: the places that make the result an integer count of 10^-(scale + u)), o and s stay below
+    10^28 and p x o below 10^48; beyond that the build fails with an overflow, never a wrong
+    digit. -#}
+{% macro quotient_of_products(p, o, s, scale) %}{{ return(adapter.dispatch('quotient_of_products', 'incentives')(p, o, s, scale)) }}{% endmacro %}
+
+{% macro default__quotient_of_products(p, o, s, scale) -%}
+{%- set num = [] -%}
+{%- for x, places in p + o -%}{%- do num.append("cast(" ~ x ~ " as numeric)") -%}{%- endfor -%}
+{%- set den = [] -%}
+{%- for x, places in s -%}{%- do den.append("cast(" ~ x ~ " as numeric)") -%}{%- endfor -%}
+{%- set n = "(" ~ num | join(" * ") ~ ")" -%}
+{%- set d = "(" ~ den | join(" * ") ~ ")" -%}
+cast(case when {{ d }} = 0 then null
+ else sign({{ n }}) * sign({{ d }})
+   * div(abs({{ n }}) * 2{{ "0" * scale }} + abs({{ d }}), 2 * abs({{ d }}))
+   * {{ incentives._unit(scale) }} end as decimal(38,{{ scale }}))
+{%- endmacro %}
+
+{#- the limbs' form on an engine of 128-bit integers (`int`, `idiv`) -#}
+{% macro _quotient_of_products_in_limbs(p, o, s, scale, int, idiv) -%}
+{%- set ns = namespace(p_places=0, o_places=0, s_places=0) -%}
+{%- set ps = [] -%}{%- set os = [] -%}{%- set ss = [] -%}
+{%- for x, places in p -%}{%- set ns.p_places = ns.p_places + places -%}{%- do ps.append(incentives._integer_of(x, places, int)) -%}{%- endfor -%}
+{%- for x, places in o -%}{%- set ns.o_places = ns.o_places + places -%}{%- do os.append(incentives._integer_of(x, places, int)) -%}{%- endfor -%}
+{%- for x, places in s -%}{%- set ns.s_places = ns.s_places + places -%}{%- do ss.append(incentives._integer_of(x, places, int)) -%}{%- endfor -%}
+{#- the integers' quotient is the result x 10^(p + o - s places); it must be the result x
+    10^(scale + u), u >= 1: P is multiplied by 10^k (or u grows where k would be negative) -#}
+{%- set k0 = scale + 1 - ns.p_places - ns.o_places + ns.s_places -%}
+{%- set k = [k0, 0] | max -%}
+{%- set u = 1 + k - k0 -%}
+{%- if k > 0 -%}{%- do ps.append("cast(1" ~ ("0" * k) ~ " as " ~ int ~ ")") -%}{%- endif -%}
+{%- if not os -%}{%- do os.append("cast(1 as " ~ int ~ ")") -%}{%- endif -%}
+cast({{ incentives._rounded_limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os | join(" * ") ~ ")", "(" ~ ss | join(" * ") ~ ")", u, 10, 28, int, idiv) }}
+   * {{ incentives._unit(scale) }} as decimal(38,{{ scale }}))
+{%- endmacro %}
+
+{#- _integer_of(x, places, int): x x 10^places as the integer type (x has at most that many places). -#}
+{% macro _integer_of(x, places, int) -%}
+{%- if places == 0 -%}cast({{ x }} as {{ int }})
+{%- else -%}cast(cast({{ x }} as decimal(38,{{ places }})) * 1{{ "0" * places }} as {{ int }}){%- endif -%}
+{%- endmacro %}
+
+{% macro duckdb__quotient_of_products(p, o, s, scale) -%}
+{{ incentives._quotient_of_products_in_limbs(p, o, s, scale, 'hugeint', incentives._duckdb_idiv) }}
+{%- endmacro %}
+
+{% macro spark__quotient_of_products(p, o, s, scale) -%}
+{{ incentives._quotient_of_products_in_limbs(p, o, s, scale, 'decimal(38,0)', incentives._spark_idiv) }}
+{%- endmacro %}
+
+{#- raise_error(message): an expression that fails the query with the text `message` (an SQL
+    text expression) when it is evaluated; use it in a CASE branch. -#}
+{% macro raise_error(message) %}{{ return(adapter.dispatch('raise_error', 'incentives')(message)) }}{% endmacro %}
+{#- PostgreSQL has no function that raises: a cast of the text to an integer fails with
+    'invalid input syntax for type integer: "<message>"'. -#}
+{% macro default__raise_error(message) %}cast(({{ message }}) as integer){% endmacro %}
+{% macro duckdb__raise_error(message) %}error({{ message }}){% endmacro %}
+{% macro spark__raise_error(message) %}raise_error({{ message }}){% endmacro %}
 
 {#- _scaled_integer(x, int): x x 10^10 as the integer type (x has at most 10 places, |x| < 10^18). -#}
 {% macro _scaled_integer(x, int) -%}
@@ -106,7 +179,7 @@ cast(case when {{ d }} = 0 then null
 {%- else -%}cast(cast({{ x }} as decimal(38,10)) * 10000000000 as {{ int }}){%- endif -%}
 {%- endmacro %}
 
-{% macro _duckdb_idiv(a, b) %}{{ return("(" ~ a ~ " // " ~ b ~ ")") }}{% endmacro %}
+{% macro _duckdb_idiv(a, b, digits=21) %}{{ return("(" ~ a ~ " // " ~ b ~ ")") }}{% endmacro %}
 
 {#- DuckDB: 128-bit integer division is slow, so a row whose double quotient is provably right
     takes it: y = n / d x 10^scale in double has a relative error below 2e-15 (at most three
@@ -130,9 +203,9 @@ cast({{ exact }} as decimal(38,{{ scale }}))
 {%- endmacro %}
 
 {#- Spark: (a - a % b) / b is an exact integer quotient. Its decimal type keeps 28 integer digits
-    when the divisor is typed DECIMAL(21,0) (every divisor here is below 10^21); typed
-    DECIMAL(38,0) it would keep 20. -#}
-{% macro _spark_idiv(a, b) %}{{ return("cast((" ~ a ~ " - " ~ a ~ " % " ~ b ~ ") / cast(" ~ b ~ " as decimal(21,0)) as decimal(38,0))") }}{% endmacro %}
+    when the divisor is typed DECIMAL(21,0) (a divisor below 10^21), 24 typed DECIMAL(28,0),
+    20 typed DECIMAL(38,0); a larger quotient fails (ANSI mode), never a wrong digit. -#}
+{% macro _spark_idiv(a, b, digits=21) %}{{ return("cast((" ~ a ~ " - " ~ a ~ " % " ~ b ~ ") / cast(" ~ b ~ " as decimal(" ~ digits ~ ",0)) as decimal(38,0))") }}{% endmacro %}
 
 {% macro spark__quotient(terms, multiplier, denominator, scale) -%}
 cast({{ incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'decimal(38,0)', incentives._spark_idiv) }} as decimal(38,{{ scale }}))

@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from typing import Any
 
 from compiler.program import qualifier as qx
 from compiler.pipeline.compile import TABLES, compile_text, write_rules
@@ -181,3 +182,43 @@ def test_filter_keys_without_period_cover_all_time() -> None:
     assert {b for sku, _, b in keys if sku == "a"} == {
         ("0001-01-01", "2024-12-31"), ("2025-01-01", "2025-06-30"), ("2025-07-01", "9999-12-31")}
     assert {b for sku, _, b in keys if sku == "b"} == {("2025-01-01", "2025-06-30")}
+
+
+def _stacked_program(treatment_rates: list[dict], pay_rate: Any = 1.25) -> dict:
+    return {"programs": [{"key": "p", "time_periods": [{"key": "s", "start_date": "2026-01-01", "end_date": "2026-12-31"}],
+                          "offers": [{"key": "p.stack", "strategy_key": "stacked", "calculator_key": "dollars_per_coverage_unit",
+                                      "incentive": {"sku_sets": [
+                                          {"key": "seed", "conversion": {"rates": [{"sku_key": "seed", "rate": 1, "from": "unit"}]},
+                                           "rates": [{"sku_key": "seed", "rate": 0}]},
+                                          {"key": "treatment", "conversion": {"rates": treatment_rates},
+                                           "rates": [{"sku_key": r["sku_key"], "rate": pay_rate} for r in treatment_rates]}],
+                                          "stacks": [{"sku_set_keys": ["seed", "treatment"]}]}}]}]}
+
+
+def test_stacked_coverage_scales_are_exact_integers() -> None:
+    """Each set's common conversion rate is an integer multiple of each of its rates, and every
+    set's rate x multiplier is the offer's one common denominator: 0.00921875 = 59/6400 beside
+    0.0125 = 1/80 -> the set's rate 59/80 = 0.7375 (weights 80 and 59); seed 1 -> multiplier 59."""
+    rules, _ = compile_text(json.dumps(_stacked_program([
+        {"sku_key": "ilevo", "rate": 0.00921875, "from": "gal"}, {"sku_key": "other", "rate": 0.0125, "from": "gal"}])))
+    rows = {r[3]: r for r in rules.tables["stacked_set_skus"]}
+    # (..., coverage_weight, set_conversion_rate, offer_coverage_multiplier)
+    assert rows["ilevo"][-3:] == ("80", "0.7375", "80")
+    assert rows["other"][-3:] == ("59", "0.7375", "80")
+    assert rows["seed"][-3:] == ("1", "1", "59")
+
+
+@pytest.mark.parametrize("rates, pay_rate, path, words", [
+    ([{"sku_key": "t", "rate": 10000, "from": "gal"}], 1, "sku_sets[1].conversion.rates", "too large"),
+    ([{"sku_key": "t", "rate": 1, "from": "gal"}, {"sku_key": "u", "rate": "0.0001", "from": "gal"}], 1,
+     "sku_sets[1].conversion.rates", "too far apart"),
+    ([{"sku_key": "t", "rate": "0.5", "from": "gal"}], 10 ** 10, "sku_sets[1].rates[0].rate", "rate too large"),
+])
+def test_stacked_offer_beyond_exact_bounds_is_refused_with_location(rates: list, pay_rate: Any, path: str,
+                                                                    words: str) -> None:
+    with pytest.raises(ProgramError) as info:
+        compile_text(json.dumps(_stacked_program(rates, pay_rate)))
+    text = info.value.render()
+    assert f"programs[0].offers[0].incentive.{path}" in text and words in text and "'p'" in text, text
+    # a 10-place rate alone is within the bounds
+    compile_text(json.dumps(_stacked_program([{"sku_key": "t", "rate": "0.1234567891", "from": "gal"}])))

@@ -6,6 +6,16 @@ acres, so the contribution is 1/3. The first transaction covers c1 acres at $1.2
   c1 = 772.5 -> 772.5 x 1.25 x 300 / 900 = 321.875 -> 321.88 (a contribution rounded to 10 places
   first paid 321.87), 49.5 -> 20.625 -> 20.63, 15.9 -> 6.625 -> 6.63, 3.18 -> 1.325 -> 1.33.
 The second transaction covers 900 - c1 acres and pays (900 - c1) x 1.25 / 3 exactly rounded.
+
+Stacked where the conversion rate cancels (the reference's ILEVO rate, 0.00921875 gal per acre =
+59/6400): seed 14 units at 1 unit per acre, treatment 5 gal and 15 gal at $1.25 per acre. The
+overlap is the seed's 14 acres; each treatment row pays 1.25 x 14 x its share of the treatment
+(5/20, 15/20): 4.375 -> 4.38 and 13.125 -> 13.13, total 17.51 (a coverage rounded to 10 places
+first paid 4.37). Its contribution is 14 x 0.00921875 / 20 = 0.006453125.
+
+The bounds of exact coverage (docs/semantics.md, "Stacked coverage"): the largest participant
+they allow (10^5 treatment transactions of 99.9999 gal, seed just under 10^7 units, a value just
+under 10^9) builds exactly; one more gallon past 10^7 fails naming the offer, set and participant.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from tests.harness import engine_params, run_engine
 from tests.oracle.evaluator import evaluate
 
 BUY = "retailer_purchases_from_distribution"
+SELL = "retailer_sales_to_growers"
 # c1 acres of the first transaction -> its incentive, paid to the cent half away from zero
 TIES = {D("772.5"): D("321.88"), D("49.5"): D("20.63"), D("15.9"): D("6.63"), D("3.18"): D("1.33")}
 CONVERSION = D("0.125")  # gal per acre: q gal cover 8q acres
@@ -40,6 +51,8 @@ def _programs() -> dict:
                           {"sku_key": "inoculant", "rate": str(CONVERSION), "from": "gal"}]},
                       "rates": [{"sku_key": "inoculant", "rate": 1.25}]}],
                  "stacks": [{"key": "anchor_and_paying", "sku_set_keys": ["anchor", "paying"]}]}},
+            {"key": "ties.ilevo", "strategy_key": "stacked", "calculator_key": "dollars_per_coverage_unit",
+             "incentive": _ilevo_incentive()},
             # $100 shared over three equal purchases: 33.333... each, rounded row by row
             {"key": "ties.thirds", "strategy_key": "standard", "calculator_key": "fixed_amount",
              "incentives": [{"key": "thirds", "rates": [{"sku_key": "bag", "rate": 100}]}]},
@@ -50,8 +63,28 @@ def _programs() -> dict:
     }]}
 
 
+def _ilevo_incentive() -> dict:
+    return {"sku_sets": [
+        {"key": "seed", "period_key": "season", "transaction_type": SELL,
+         "conversion": {"coverage_unit": "acre", "rates": [{"sku_key": "seed_unit", "rate": 1.0, "from": "unit"}]},
+         "rates": [{"sku_key": "seed_unit", "rate": 0}]},
+        {"key": "seed_treatment", "period_key": "season", "transaction_type": SELL,
+         "conversion": {"coverage_unit": "acre", "rates": [{"sku_key": "ilevo_gal", "rate": "0.00921875", "from": "gal"}]},
+         "rates": [{"sku_key": "ilevo_gal", "rate": 1.25}]}],
+        "stacks": [{"sku_set_keys": ["seed", "seed_treatment"]}]}
+
+
+def _ilevo_rows() -> list[dict]:
+    def sell(tid: str, sku: str, quantity: D, uom: str, amount: D) -> dict:
+        return {"transaction_id": tid, "entity_id": "ilevo_r1", "transaction_type": SELL,
+                "transaction_date": "2026-03-01", "sku_key": sku, "quantity": quantity, "uom_key": uom, "amount": amount}
+
+    return [sell("S1", "seed_unit", D(14), "unit", D(4200)), sell("T1", "ilevo_gal", D(5), "gal", D(2500)),
+            sell("T2", "ilevo_gal", D(15), "gal", D(7500))]
+
+
 def _tables() -> dict:
-    rows = []
+    rows = _ilevo_rows()
 
     def buy(entity: str, tid: str, sku: str, quantity: D, amount: D = D(100)) -> None:
         rows.append({"transaction_id": tid, "entity_id": entity, "transaction_type": BUY,
@@ -76,7 +109,16 @@ def _round_half_away(x: D) -> D:
 
 @pytest.mark.parametrize("engine", engine_params())
 def test_half_cent_ties_pay_the_cent_away_from_zero(tmp_path: Path, engine: str) -> None:
-    results = run_engine(_programs(), _tables(), tmp_path, target=engine)
+    results = run_engine(_programs(), _tables(), tmp_path, target=engine, extra_tables=("stack_coverage",))
+    ilevo = {r["transaction_id"]: r for r in results["potential_earnings"] if r["offer_key"] == "ties.ilevo"}
+    assert {t: r["incentive_amount"] for t, r in ilevo.items()} == {"T1": D("4.38"), "T2": D("13.13")}
+    assert [ilevo[t]["incentive_contribution_percent"] for t in ("T1", "T2")] == [D("0.0064531250")] * 2
+    assert [ilevo[t]["incentivized_quantity"] for t in ("T1", "T2")] == [D("0.0322656250"), D("0.0967968750")]
+    ilevo_total = {r["offer_key"]: r["incentive_amount"] for r in results["offer_results"] if r["entity_id"] == "ilevo_r1"}
+    assert ilevo_total["ties.ilevo"] == D("17.51")
+    coverage = {r["set_key"]: (r["set_coverage"], r["overlap"]) for r in results["stack_coverage"]
+                if r["entity_id"] == "ilevo_r1" and r["offer_key"] == "ties.ilevo"}
+    assert coverage == {"seed": (D(14), D(14)), "seed_treatment": (D("2169.4915254237"), D(14))}
     paid = {r["transaction_id"]: r["incentive_amount"] for r in results["potential_earnings"]}
     for i, (c1, cents) in enumerate(TIES.items()):
         assert paid[f"r{i}-t1"] == cents, f"c1 = {c1} acres: paid {paid[f'r{i}-t1']}, expected {cents}"
@@ -95,3 +137,55 @@ def test_half_cent_ties_pay_the_cent_away_from_zero(tmp_path: Path, engine: str)
     expected = evaluate(_programs(), _tables())
     assert sorted(paid.items()) == sorted((r["transaction_id"], r["incentive_amount"])
                                           for r in expected["potential_earnings"])
+
+
+# --------------------------------------------------------------------------- bounds of exact coverage
+
+BOUNDS_TRANSACTIONS = 100_000
+BOUNDS_GALLONS = D("99.9999")  # x 10^5 = 9,999,990 gal, under 10^7
+
+
+def _bounds_programs() -> dict:
+    return {"programs": [{"key": "bounds", "time_periods": [
+        {"key": "season", "start_date": "2025-09-01", "end_date": "2026-08-31"}],
+        "offers": [{"key": "bounds.stack", "strategy_key": "stacked", "calculator_key": "dollars_per_coverage_unit",
+                    "incentive": _ilevo_incentive()}]}]}
+
+
+def _bounds_tables(extra_gallons: D) -> dict:
+    rows = [{"transaction_id": "seed", "entity_id": "big", "transaction_type": SELL, "transaction_date": "2026-03-01",
+             "sku_key": "seed_unit", "quantity": D("9999999.9999"), "uom_key": "unit", "amount": D(1)}]
+    for i in range(BOUNDS_TRANSACTIONS):
+        rows.append({"transaction_id": f"t{i:06d}", "entity_id": "big", "transaction_type": SELL,
+                     "transaction_date": "2026-03-02", "sku_key": "ilevo_gal", "quantity": BOUNDS_GALLONS,
+                     "uom_key": "gal", "amount": D("999999999.99") if i == 0 else D("12.34")})
+    if extra_gallons:
+        rows.append({"transaction_id": "past", "entity_id": "big", "transaction_type": SELL,
+                     "transaction_date": "2026-03-03", "sku_key": "ilevo_gal", "quantity": extra_gallons,
+                     "uom_key": "gal", "amount": D(1)})
+    return {"transactions": rows, "products": []}
+
+
+BOUNDS_ENGINES = ("duckdb", "postgres", "spark")  # the Thrift server runs Spark's SQL
+
+
+@pytest.mark.parametrize("engine", engine_params(BOUNDS_ENGINES))
+def test_stacked_coverage_exact_at_its_bounds(tmp_path: Path, engine: str) -> None:
+    from compiler.errors import RunError
+
+    tables = _bounds_tables(D(0))
+    results = run_engine(_bounds_programs(), tables, tmp_path / "within", target=engine)
+    expected = evaluate(_bounds_programs(), tables)
+    columns = ("incentive_amount", "incentivized_quantity", "incentivized_amount", "incentive_contribution_percent")
+
+    def rows(result: dict) -> dict:
+        return {r["transaction_id"]: tuple(D(str(r[c])) for c in columns) for r in result["potential_earnings"]}
+
+    got, want = rows(results), rows(expected)
+    assert len(got) == BOUNDS_TRANSACTIONS and got == want
+    # 10 gal more: the treatment's quantities sum to 10^7, past the bounds
+    with pytest.raises(RunError) as info:
+        run_engine(_bounds_programs(), _bounds_tables(D(10)), tmp_path / "past", target=engine)
+    text = str(info.value)
+    assert "stacked offer bounds.stack, set seed_treatment, participant big" in text, text
+    assert "beyond the bounds of exact coverage" in text and "10000000" in text, text

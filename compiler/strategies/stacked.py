@@ -3,6 +3,10 @@ coverage every set of it reaches. Rule tables: stacked_set_skus, stacked_stacks.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from math import gcd, lcm
 from typing import Any, Literal
 
 from pydantic import Field
@@ -52,6 +56,59 @@ def stack_key(stack: Stack) -> str:
     return stack.key or "_and_".join(stack.sku_set_keys)
 
 
+# --------------------------------------------------------------------------- exact coverage
+# A conversion rate r = n/d is a decimal, so coverage q / r is an exact rational known up to the
+# quantity. Each set gets a common conversion rate R (the smallest decimal that is an integer
+# multiple w of every rate of the set: R = lcm(n) / gcd(d)), so a transaction's coverage is
+# q x w / R and the set's coverage W / R with W = the sum of q x w, an exact decimal. Each offer
+# gets one common denominator L (an integer multiple m of every set's R), so the stacks'
+# overlaps sum exactly as (sum of W x m) / L. docs/semantics.md ("Stacked coverage") states the
+# bounds below and why the engines compute every quotient exactly within them.
+
+MAX_SET_CONVERSION_RATE = Decimal(10) ** 4
+MAX_COVERAGE_WEIGHT = 10 ** 3
+MAX_WEIGHT_TIMES_MULTIPLIER = 10 ** 18
+MAX_OFFER_DENOMINATOR = 10 ** 24
+MAX_PAY_RATE = Decimal(10) ** 10  # dollars per coverage unit
+MAX_PAY_PER_UNIT = Decimal(10) ** 16  # dollars per unit of `from`: rate / conversion rate
+MAX_STACKS = 99
+
+
+@dataclass(frozen=True)
+class SetScale:
+    """A set's exact coverage: coverage of q units of SKU s = q x weights[s] / rate."""
+
+    rate: Fraction  # the set's common conversion rate R (a decimal of at most 10 places)
+    weights: dict[str, int]  # SKU -> w, with w x its conversion rate = R
+    multiplier: int = 1  # m, with R x m = the offer's common denominator
+
+
+def coverage_scales(sets: list[SkuSet]) -> dict[str, SetScale]:
+    """The exact coverage scales of an offer's sets (set key -> SetScale)."""
+    scales: dict[str, SetScale] = {}
+    for s in sets:
+        rates = [Fraction(r.rate) for r in s.conversion.rates if r.rate > 0]
+        if not rates:
+            continue
+        common = Fraction(lcm(*(r.numerator for r in rates)), gcd(*(r.denominator for r in rates)))
+        weights = {r.sku_key: int(common / Fraction(r.rate)) for r in s.conversion.rates if r.rate > 0}
+        scales[s.key] = SetScale(common, weights)
+    if scales:
+        denominator = lcm(*(sc.rate.numerator for sc in scales.values()))
+        scales = {k: SetScale(sc.rate, sc.weights, int(denominator / sc.rate)) for k, sc in scales.items()}
+    return scales
+
+
+def offer_denominator(scales: dict[str, SetScale]) -> int:
+    """The offer's common coverage denominator L (= every set's rate x multiplier)."""
+    return int(next(iter(scales.values())).rate * next(iter(scales.values())).multiplier) if scales else 1
+
+
+def _decimal_text(value: Fraction) -> str:
+    """A fraction with a finite decimal expansion (every set rate is one) as number_text."""
+    return number_text(Decimal(value.numerator) / Decimal(value.denominator))
+
+
 class Stacked(IncentiveObjectStrategy):
     key = "stacked"
     calculators = ("dollars_per_coverage_unit",)
@@ -95,19 +152,57 @@ class Stacked(IncentiveObjectStrategy):
                               f"{owner[r.sku_key]} and {name}", "each SKU in one set of a stack")
                     owner.setdefault(r.sku_key, name)
         dupes(c, lambda i: w(f"{op}.incentive.stacks[{i}].key"), stack_keys, "stack")
+        self._check_exact_bounds(c, w, op, inc)
+
+    def _check_exact_bounds(self, c: IssueCollector, w: Where, op: str, inc: StackedIncentive) -> None:
+        """The bounds within which every engine computes the offer's coverage exactly."""
+        if len(inc.stacks) > MAX_STACKS:
+            c.add(w(f"{op}.incentive.stacks"), "too many stacks to sum their overlaps exactly", len(inc.stacks),
+                  f"at most {MAX_STACKS} stacks")
+        scales = coverage_scales(list(inc.sku_sets))
+        if any(r.rate <= 0 for s in inc.sku_sets for r in s.conversion.rates):
+            return  # reported above
+        denominator = offer_denominator(scales)
+        for s_i, s in enumerate(inc.sku_sets):
+            sp = f"{op}.incentive.sku_sets[{s_i}]"
+            sc = scales[s.key]
+            rates = ", ".join(number_text(r.rate) for r in s.conversion.rates)
+            if sc.rate >= MAX_SET_CONVERSION_RATE:
+                c.add(w(f"{sp}.conversion.rates"), "conversion rates too large to compute coverage exactly", rates,
+                      f"rates whose common multiple {_decimal_text(sc.rate)} is below {MAX_SET_CONVERSION_RATE}")
+            elif max(sc.weights.values()) >= MAX_COVERAGE_WEIGHT:
+                c.add(w(f"{sp}.conversion.rates"), "conversion rates too far apart to compute coverage exactly", rates,
+                      f"rates whose common multiple {_decimal_text(sc.rate)} is less than {MAX_COVERAGE_WEIGHT} "
+                      "times each of them")
+            elif max(sc.weights.values()) * sc.multiplier >= MAX_WEIGHT_TIMES_MULTIPLIER \
+                    or denominator >= MAX_OFFER_DENOMINATOR:
+                c.add(w(f"{sp}.conversion.rates"),
+                      "the offer's conversion rates have no common denominator small enough to sum its overlaps exactly",
+                      rates, "conversion rates whose numerators share factors with the other sets' (e.g. 0.00921875 = "
+                      "59/6400 beside 1 and 0.5), or this set in an offer of its own")
+            for r_i, r in enumerate(s.rates):
+                conv = next((x for x in s.conversion.rates if x.sku_key == r.sku_key), None)
+                if conv is None:
+                    continue
+                if r.rate >= MAX_PAY_RATE or (conv.rate > 0 and r.rate / conv.rate >= MAX_PAY_PER_UNIT):
+                    c.add(w(f"{sp}.rates[{r_i}].rate"), "rate too large to pay coverage exactly", r.rate,
+                          f"below {MAX_PAY_RATE} per coverage unit and {MAX_PAY_PER_UNIT} per {conv.from_}")
 
     def emit(self, g: Any, program: Any, offer: StackedOffer, periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
         calc = offer.calculator_key
         t = g.rules.tables
+        scales = coverage_scales(list(offer.incentive.sku_sets))
         for s in offer.incentive.sku_sets:
             start, end = g.period(periods, s.period_key)
             pay = {r.sku_key: r for r in s.rates}
+            sc = scales[s.key]
             for conv in s.conversion.rates:
                 r = pay.get(conv.sku_key)
                 t["stacked_set_skus"].append((
                     program.key, offer.key, s.key, conv.sku_key, s.transaction_type, start.isoformat(),
                     end.isoformat(), conv.from_, number_text(conv.rate), number_text(r.rate) if r else "0",
                     (r.measure if r and r.measure else CALCULATORS[calc]),
+                    str(sc.weights[conv.sku_key]), _decimal_text(sc.rate), str(sc.multiplier),
                 ))
         for st in offer.incentive.stacks:
             key = stack_key(st)

@@ -123,8 +123,6 @@ select
     {{ incentives.cast_measure('quantity') }} as quantity,
     value,
     share_total,
-    cast(null as {{ incentives.type_measure() }}) as coverage,
-    cast(null as {{ incentives.type_measure() }}) as overlap,
-    cast(null as {{ incentives.type_measure() }}) as set_coverage
+    {{ incentives._no_stacked_coverage() }}
 from standard_earning_rows
 {%- endmacro %}

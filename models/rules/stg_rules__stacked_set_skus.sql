@@ -10,7 +10,10 @@ with source as (
         'from_uom': dbt.type_string(),
         'conversion_rate': 'decimal(38,10)',
         'rate': 'decimal(38,10)',
-        'measure': dbt.type_string()
+        'measure': dbt.type_string(),
+        'coverage_weight': dbt.type_bigint(),
+        'set_conversion_rate': 'decimal(38,10)',
+        'offer_coverage_multiplier': 'decimal(38,0)'
     }) }} as rules
 ),
 

@@ -39,9 +39,17 @@ stack_coverage as (
 ),
 
 stacked as (
-    -- a stacked offer's overlap: the sum over its stacks
-    select entity_id, offer_key, sum(overlap) as stacked_overlap
-    from (select distinct entity_id, offer_key, stack_key, overlap from stack_coverage) as stacks
+    -- a stacked offer's overlap: the sum over its stacks, exact over the offer's common
+    -- denominator and rounded once
+    select
+        entity_id,
+        offer_key,
+        {{ incentives.quotient_of_products([['sum(overlap_scaled_coverage)', 4]], [], [['max(offer_coverage_denominator)', 0]], 10) }}
+            as stacked_overlap
+    from (
+        select distinct entity_id, offer_key, stack_key, overlap_scaled_coverage, offer_coverage_denominator
+        from stack_coverage
+    ) as stacks
     group by entity_id, offer_key
 ),
 
