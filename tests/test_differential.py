@@ -366,7 +366,8 @@ def gen_stepped(g: Gen, offer: dict[str, Any], periods: list[str]) -> None:
     offer["incentive"] = inc
 
 
-CONVERSION_RATES = ["1", "0.5", "0.00921875", "2.5", "0.25", "4", "0.05", "0.125"]
+# gal (or units) per acre; 0.03 and 0.1875 (0.0625 x 3) have odd factors, like 0.00921875 (59/6400)
+CONVERSION_RATES = ["1", "0.5", "0.00921875", "2.5", "0.25", "4", "0.05", "0.125", "0.03", "0.1875"]
 
 
 def gen_stacked(g: Gen, offer: dict[str, Any], periods: list[str]) -> None:
@@ -389,9 +390,10 @@ def gen_stacked(g: Gen, offer: dict[str, Any], periods: list[str]) -> None:
         put(s, "period_key", g.pick(["current", ABSENT, "current", *periods]))
         put(s, "transaction_type", g.pick([GROWERS, ABSENT, GROWERS, PURCHASE]))
         conv = []
+        shared_rate = g.pick(CONVERSION_RATES) if g.chance(50) else None  # pack sizes of one product
         for sku in skus:
             uom = g.pick(UOMS) if g.chance(15) else SKUS[sku][1]
-            conv.append({"sku_key": sku, "rate": D(g.pick(CONVERSION_RATES)), "from": uom})
+            conv.append({"sku_key": sku, "rate": D(shared_rate or g.pick(CONVERSION_RATES)), "from": uom})
         s["conversion"] = {"coverage_unit": "acre", "rates": conv}
         rates = []
         for sku in skus:
@@ -580,6 +582,8 @@ def gen_tables(g: Gen, r: Gen, programs: list[dict[str, Any]]) -> dict[str, list
                 qty = r.cents(1, 300) if r.chance(90) else -r.cents(1, 50)
                 if D(str(conv["rate"])) == D("0.00921875") and r.chance(50):
                     qty = D("0.59") * r.int(1, 40)  # 64 acres each: exact coverage, so ties can happen
+                elif r.chance(30):
+                    qty = D(r.int(1, 40))  # whole units: shares of a set of one rate are short decimals
                 transactions.append({
                     "transaction_id": f"T{tid:05d}-{r.int(0, 9999):04d}",
                     "entity_id": e,
@@ -721,11 +725,48 @@ def tie_stack_quantities(conversion_rate: str, pick: int) -> tuple[D, D, D, D]:
     return D(300), c1 * cr, (D(900) - c1) * cr, D("1.25")
 
 
+# conversion rates that cancel in a set's shares -> (M, seed pay rate): the treatment covers
+# K = M x odd acres with K x rate gal (at most 4 decimals), and the seed rows pay
+# rate x K x s / 20 = odd / 8, a half-cent tie
+CANCEL_RATES = {"0.00921875": (64, "0.0390625"), "0.03": (4, "0.625"), "0.1875": (16, "0.15625"),
+                "0.0625": (16, "0.15625")}
+
+
+def _cancel_incentive(rate: str, pay_seed: bool) -> dict[str, Any]:
+    """A seed set and a treatment set of pack sizes sharing one conversion rate. Treatment paying
+    (1 seed unit per acre, $1.25 an acre of treatment): the seed's 2 x odd acres limit the
+    overlap, and the rows of q1 + q2 = 20 gal (odd) pay 1.25 x A x q / 20 = A q / 16 = odd / 8.
+    Seed paying (`pay_seed`: 0.01 unit per acre, so 20 units cover 2,000 acres): the treatment's
+    K acres limit it, and the seed rows pay (CANCEL_RATES) x K x s / 20."""
+    if pay_seed:
+        return {"sku_sets": [
+            {"key": "seed", "conversion": {"coverage_unit": "acre", "rates": [
+                {"sku_key": sku, "rate": "0.01", "from": "gal"} for sku in ("tie_seed_b1", "tie_seed_b2")]},
+             "rates": [{"sku_key": sku, "rate": CANCEL_RATES[rate][1]} for sku in ("tie_seed_b1", "tie_seed_b2")]},
+            {"key": "treatment", "conversion": {"coverage_unit": "acre", "rates": [
+                {"sku_key": "tie_pack_b", "rate": rate, "from": "gal"}]},
+             "rates": [{"sku_key": "tie_pack_b", "rate": 0}]}],
+            "stacks": [{"sku_set_keys": ["seed", "treatment"]}]}
+    return {"sku_sets": [
+        {"key": "seed", "conversion": {"coverage_unit": "acre", "rates": [{"sku_key": "tie_seed", "rate": 1, "from": "gal"}]},
+         "rates": [{"sku_key": "tie_seed", "rate": 0}]},
+        {"key": "treatment", "conversion": {"coverage_unit": "acre", "rates": [
+            {"sku_key": sku, "rate": rate, "from": "gal"} for sku in ("tie_pack1", "tie_pack2")]},
+         "rates": [{"sku_key": sku, "rate": "1.25"} for sku in ("tie_pack1", "tie_pack2")]}],
+        "stacks": [{"sku_set_keys": ["seed", "treatment"]}]}
+
+
 def add_ties(r: Gen, catalogue: dict[str, Any], tables: dict[str, list[dict[str, Any]]]) -> None:
     """Every case also holds a program whose rows pay exact half-cent ties in every strategy and
     calculator (and fixed_amount totals that split into thirds), bought by one participant."""
     conversion = r.pick(["0.125", "0.05", "0.00921875"])
     anchor_qty, q1, q2, stack_rate = tie_stack_quantities(conversion, r.int(0, 3))
+    cancel_rate = r.pick(sorted(CANCEL_RATES))
+    odd = lambda lo, hi: 2 * r.int(lo, hi) + 1  # noqa: E731
+    # ties.cancel and ties.cancel_seed (_cancel_incentive): A = 2 x odd seed acres, q1 + q2 = 20
+    # gal; K = M x odd treatment acres, s1 + s2 = 20 seed units
+    seed_acres, t1 = D(2 * odd(0, 12)), D(odd(0, 9))
+    k_acres, s1 = CANCEL_RATES[cancel_rate][0] * odd(0, 7), D(odd(0, 9))
     anchor_larger = r.chance(30)  # the overlap on the other side: the paying set is the smaller
     if anchor_larger:
         anchor_qty = D(5000)
@@ -765,10 +806,15 @@ def add_ties(r: Gen, catalogue: dict[str, Any], tables: dict[str, list[dict[str,
                       "rates": [{"sku_key": "tie_cov1", "rate": str(stack_rate)},
                                 {"sku_key": "tie_cov2", "rate": str(stack_rate)}]}],
                  "stacks": [{"sku_set_keys": ["anchor", "paying"]}]}},
+            # the conversion rate cancels (pack sizes of one product share it): shares of the
+            # set are exact short decimals, half cents on either side of the overlap
+            {"key": "ties.cancel", "strategy_key": "stacked", "calculator_key": "dollars_per_coverage_unit",
+             "incentive": _cancel_incentive(cancel_rate, pay_seed=False)},
+            {"key": "ties.cancel_seed", "strategy_key": "stacked", "calculator_key": "dollars_per_coverage_unit",
+             "incentive": _cancel_incentive(cancel_rate, pay_seed=True)},
         ],
     }
     catalogue["programs"].append(json.loads(json.dumps(program, default=str)))
-    odd = lambda lo, hi: 2 * r.int(lo, hi) + 1  # noqa: E731
     rows: list[tuple[str, D, D]] = [  # (sku, quantity, amount)
         ("tie_pct", D(1), D(odd(0, 500)) / 10),         # amount x 5% = x.xx5
         ("tie_pct", D(-1), -D(odd(0, 50)) / 10),        # a return: -x.xx5 rounds away from zero
@@ -779,6 +825,9 @@ def add_ties(r: Gen, catalogue: dict[str, Any], tables: dict[str, list[dict[str,
         ("tie_fix_third", D(1), D(7)), ("tie_fix_third", D(1), D(7)), ("tie_fix_third", D(1), D(7)),
         ("tie_step", D(1), D(odd(0, 500)) / 5),         # x 2.5%
         ("tie_anchor", anchor_qty, D(100)), ("tie_cov1", q1, D(100)), ("tie_cov2", q2, D(100)),
+        ("tie_seed", seed_acres, D(100)), ("tie_pack1", t1, D(100)), ("tie_pack2", D(20) - t1, D(100)),
+        ("tie_seed_b1", s1, D(100)), ("tie_seed_b2", D(20) - s1, D(100)),
+        ("tie_pack_b", D(cancel_rate) * k_acres, D(100)),
     ]
     for i, (sku, qty, amount) in enumerate(rows):
         tables["transactions"].append({
@@ -801,9 +850,9 @@ SHOW = 5
 
 
 MONEY = {"incentive_amount"}
-# the oracle is exact: the engine's money columns must equal it, its other numbers may differ by
-# this much (a stacked transaction's coverage is kept to 10 places, docs/semantics.md)
-TOLERANCE = D("1e-9")
+# the oracle is exact and so is the engine (every quotient is computed once and rounded to its
+# column): every column must be equal, to the last place
+TOLERANCE = D(0)
 
 
 def _close(field: str, a: Any, b: Any) -> bool:

@@ -19,8 +19,7 @@ property values to 10 (the input contract of docs/semantics.md); program numbers
 decimals with at most 10 places. From there on every computation is exact rational arithmetic
 (``fractions.Fraction``): sums, products and quotients alike, with nothing rounded on the way.
 Only an output column is rounded, once, half away from zero: money to cents, every other number
-to 10 places. No rounding step of the SQL engine is copied here (the engine keeps a stacked
-transaction's coverage to 10 places; this evaluator does not), so the two can only agree when
+to 10 places. No rounding step of the SQL engine is copied here, so the two can only agree when
 the engine is exact.
 
 Program errors (unknown type / operator / strategy / calculator, unknown period or
