@@ -218,6 +218,8 @@ def seeds_yaml() -> str:
                             "            columns: [" + ", ".join(table.key) + "]"]
         if table.name == "qualifier_terms":
             table_tests.append("      - incentives.qualifier_terms_name_qualifications")
+        if table.name == "stacked_set_skus":
+            table_tests.append("      - incentives.stacked_weights_match_rates")
         if table_tests:
             lines.append("    data_tests:")
             lines.extend(table_tests)

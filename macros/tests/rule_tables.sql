@@ -33,3 +33,20 @@ left join {{ incentives.rule_table('qualifications') }} as qualifications
     and qualifications.qualification_key = terms.qualification_key
 where qualifications.qualification_id is null
 {% endtest %}
+
+{#- stacked_weights_match_rates: every SKU's conversion_rate x coverage_weight is its set's
+    set_conversion_rate, and every set's set_conversion_rate x offer_coverage_multiplier is its
+    offer's one common denominator (docs/semantics.md, "Stacked coverage"): a row that breaks
+    either would compute coverage from numbers the programs do not hold. -#}
+{% test stacked_weights_match_rates(model) %}
+select offer_key, set_key, sku_key
+from {{ model }}
+where conversion_rate * coverage_weight <> set_conversion_rate
+    or coverage_weight < 1
+    or offer_coverage_multiplier < 1
+union all
+select offer_key, cast(null as {{ dbt.type_string() }}) as set_key, cast(null as {{ dbt.type_string() }}) as sku_key
+from {{ model }}
+group by offer_key
+having count(distinct set_conversion_rate * offer_coverage_multiplier) > 1
+{% endtest %}
