@@ -210,7 +210,7 @@ def test_stacked_coverage_scales_are_exact_integers() -> None:
 
 @pytest.mark.parametrize("rates, pay_rate, path, words", [
     ([{"sku_key": "t", "rate": 10000, "from": "gal"}], 1, "sku_sets[1].conversion.rates", "too large"),
-    ([{"sku_key": "t", "rate": 1, "from": "gal"}, {"sku_key": "u", "rate": "0.0001", "from": "gal"}], 1,
+    ([{"sku_key": "t", "rate": 1, "from": "gal"}, {"sku_key": "u", "rate": "0.0000001", "from": "gal"}], 1,
      "sku_sets[1].conversion.rates", "too far apart"),
     ([{"sku_key": "t", "rate": "0.5", "from": "gal"}], 10 ** 10, "sku_sets[1].rates[0].rate", "rate too large"),
 ])

@@ -66,10 +66,11 @@ def stack_key(stack: Stack) -> str:
 # bounds below and why the engines compute every quotient exactly within them.
 
 MAX_SET_CONVERSION_RATE = Decimal(10) ** 4
-MAX_COVERAGE_WEIGHT = 10 ** 3
+MAX_RATE_TIMES_WEIGHT = 10 ** 7  # any set's common rate x any set's coverage weight, in one offer
 MAX_WEIGHT_TIMES_MULTIPLIER = 10 ** 18
 MAX_OFFER_DENOMINATOR = 10 ** 24
 MAX_PAY_RATE = Decimal(10) ** 10  # dollars per coverage unit
+MAX_PAY_TIMES_WEIGHTS = 10 ** 16  # a rate x the offer's largest coverage weight, squared
 MAX_PAY_PER_UNIT = Decimal(10) ** 16  # dollars per unit of `from`: rate / conversion rate
 MAX_STACKS = 99
 
@@ -163,19 +164,21 @@ class Stacked(IncentiveObjectStrategy):
         if any(r.rate <= 0 for s in inc.sku_sets for r in s.conversion.rates):
             return  # reported above
         denominator = offer_denominator(scales)
+        largest_rate = max(sc.rate for sc in scales.values())
+        largest_weight = max(max(sc.weights.values()) for sc in scales.values())
         for s_i, s in enumerate(inc.sku_sets):
             sp = f"{op}.incentive.sku_sets[{s_i}]"
             sc = scales[s.key]
+            weight = max(sc.weights.values())
             rates = ", ".join(number_text(r.rate) for r in s.conversion.rates)
             if sc.rate >= MAX_SET_CONVERSION_RATE:
                 c.add(w(f"{sp}.conversion.rates"), "conversion rates too large to compute coverage exactly", rates,
                       f"rates whose common multiple {_decimal_text(sc.rate)} is below {MAX_SET_CONVERSION_RATE}")
-            elif max(sc.weights.values()) >= MAX_COVERAGE_WEIGHT:
+            elif largest_rate * weight >= MAX_RATE_TIMES_WEIGHT or sc.rate * largest_weight >= MAX_RATE_TIMES_WEIGHT:
                 c.add(w(f"{sp}.conversion.rates"), "conversion rates too far apart to compute coverage exactly", rates,
-                      f"rates whose common multiple {_decimal_text(sc.rate)} is less than {MAX_COVERAGE_WEIGHT} "
-                      "times each of them")
-            elif max(sc.weights.values()) * sc.multiplier >= MAX_WEIGHT_TIMES_MULTIPLIER \
-                    or denominator >= MAX_OFFER_DENOMINATOR:
+                      f"rates whose common multiple ({_decimal_text(sc.rate)}, {weight} times the smallest) times the "
+                      f"offer's largest coverage weight and common multiple stays below {MAX_RATE_TIMES_WEIGHT}")
+            elif weight * sc.multiplier >= MAX_WEIGHT_TIMES_MULTIPLIER or denominator >= MAX_OFFER_DENOMINATOR:
                 c.add(w(f"{sp}.conversion.rates"),
                       "the offer's conversion rates have no common denominator small enough to sum its overlaps exactly",
                       rates, "conversion rates whose numerators share factors with the other sets' (e.g. 0.00921875 = "
@@ -184,9 +187,11 @@ class Stacked(IncentiveObjectStrategy):
                 conv = next((x for x in s.conversion.rates if x.sku_key == r.sku_key), None)
                 if conv is None:
                     continue
-                if r.rate >= MAX_PAY_RATE or (conv.rate > 0 and r.rate / conv.rate >= MAX_PAY_PER_UNIT):
+                if r.rate >= MAX_PAY_RATE or r.rate * largest_weight ** 2 >= MAX_PAY_TIMES_WEIGHTS \
+                        or (conv.rate > 0 and r.rate / conv.rate >= MAX_PAY_PER_UNIT):
                     c.add(w(f"{sp}.rates[{r_i}].rate"), "rate too large to pay coverage exactly", r.rate,
-                          f"below {MAX_PAY_RATE} per coverage unit and {MAX_PAY_PER_UNIT} per {conv.from_}")
+                          f"below {MAX_PAY_RATE} per coverage unit (and x the offer's largest coverage weight squared, "
+                          f"{largest_weight ** 2}, below {MAX_PAY_TIMES_WEIGHTS}) and {MAX_PAY_PER_UNIT} per {conv.from_}")
 
     def emit(self, g: Any, program: Any, offer: StackedOffer, periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
         calc = offer.calculator_key

@@ -132,7 +132,7 @@ final as (
                                             || ': beyond the bounds of exact coverage (docs/semantics.md, Stacked coverage); got '
                                             || stack_sets.beyond_exact_bounds
                                             || '; expected quantities of absolute sum below 10000000, values below 1000000000, '
-                                            || 'coverage below 10^12 units and below 10^10 dollars'") }}
+                                            || 'coverage below 10^12 units and worth below 10^10 dollars'") }}
             else {{ incentives.quotient_of_products([['stack_sets.set_weighted_quantity', 4]], [],
                                                     [['stack_sets.set_conversion_rate', 10]], 10) }}
         end as set_coverage,
