@@ -10,6 +10,9 @@ next commands reuse), `dbt seed` of the same tables with no rows (header-only CS
 creating the tables) and `dbt seed` itself; "loading the rows" is the difference of the last
 two. Next to it: the time `incentives run` spends loading the same CSVs itself (DuckDB's reader,
 the `rules` phase). Prints a markdown table. A benchmark script, not a test: it asserts nothing.
+
+The target `postgres_default` is PostgreSQL with dbt-postgres's own seed loader: the same project
+without macros/postgres_seeds.sql (this project's postgres__load_csv_rows), for the comparison.
 """
 
 from __future__ import annotations
@@ -108,16 +111,25 @@ def main() -> None:
             shutil.rmtree(empty / "seeds")
             header_only(project / "seeds", empty / "seeds")
             for target in args.targets.split(","):
+                for folder in (project, empty):  # this project's loader, or not (then a fresh parse)
+                    loader = folder / "macros" / "postgres_seeds.sql"
+                    if target == "postgres_default" and loader.exists():
+                        loader.unlink()
+                        shutil.rmtree(folder / "target", ignore_errors=True)
+                    elif target != "postgres_default" and not loader.exists():
+                        shutil.copy(PROJECT / "macros" / "postgres_seeds.sql", loader)
+                        shutil.rmtree(folder / "target", ignore_errors=True)
                 schema = f"seed_bench_{os.getpid()}"
                 env = dict(os.environ, INCENTIVES_DUCKDB_PATH=str(root / f"seed_{target}.duckdb"),
                            INCENTIVES_PG_SCHEMA=schema, INCENTIVES_SPARK_SCHEMA=schema,
                            INCENTIVES_SPARK_DIR=str(root / "spark"))
-                parse, status = dbt("parse", target, project, env)
-                dbt("parse", target, empty, env)
-                start_up, empty_status = dbt("seed", target, empty, env)  # the same tables, no rows
-                seconds, seed_status = dbt("seed", target, project, env)
+                engine = "postgres" if target == "postgres_default" else target
+                parse, status = dbt("parse", engine, project, env)
+                dbt("parse", engine, empty, env)
+                start_up, empty_status = dbt("seed", engine, empty, env)  # the same tables, no rows
+                seconds, seed_status = dbt("seed", engine, project, env)
                 status = next((s for s in (status, empty_status, seed_status) if s != "ok"), "ok")
-                drop(target, schema)
+                drop(engine, schema)
                 rows.append((n, rule_rows, csv_mb, target, parse, start_up, seconds, cli_seconds, status))
                 print(f"{n} programs, {rule_rows:,} rule rows ({csv_mb:.1f} MB of CSV), {target}: dbt parse {parse:.1f} s, "
                       f"dbt seed of the empty tables {start_up:.1f} s, dbt seed {seconds:.1f} s "

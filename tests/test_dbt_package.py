@@ -220,6 +220,9 @@ def test_integration_tests_project_installs_the_package(engine: str, tmp_path: P
         for command in (["deps"], ["seed", "--target", engine], ["build", "--target", engine]):
             ok, failed = invoke_dbt(command, INTEGRATION)
             assert ok and not failed, (command, failed)
+        if engine == "postgres":  # its dispatch config: the package's seed loader loaded its own seeds
+            loaded = INTEGRATION / "target" / "run" / "incentives_integration_tests" / "seeds" / "incentive_rules"
+            assert ") values\n%s" in (loaded / "offers.csv").read_text()
         from dbt.cli.main import dbtRunner
 
         listed = dbtRunner().invoke(["ls", "--resource-type", "unit_test", "--project-dir", str(INTEGRATION),
