@@ -1,6 +1,6 @@
-{#- Private queries of the stacked strategy, shared by int_stack_coverage (every evaluated pair:
-    coverage and overlap), int_earnings_stacked (qualified pairs: the paying transactions) and
-    int_offer_opportunities (the other pairs), models/intermediate/. -#}
+{#- Private queries of the stacked strategy, shared by int_incentives__stack_coverage (every evaluated pair:
+    coverage and overlap), int_incentives__earnings_stacked (qualified pairs: the paying transactions) and
+    int_incentives__offer_opportunities (the other pairs), models/intermediate/. -#}
 
 {#- _stacked_set_transactions(pairs, set_skus, transactions): per row of `pairs` (entity_id,
     offer_key, calculator_key, strategy_key), the transactions of `transactions` in a SKU set of
@@ -38,7 +38,7 @@
     stacked offers of `pairs` (entity_id, offer_key, calculator_key, strategy_key): each paying
     transaction of a set (`set_skus`, `transactions`) in a stack with overlap > 0 earns coverage x
     rate x overlap / set coverage. Coverage and overlap come from `stack_coverage`
-    (int_stack_coverage, every evaluated pair). The rows carry coverage, overlap and set coverage,
+    (int_incentives__stack_coverage, every evaluated pair). The rows carry coverage, overlap and set coverage,
     so every derived column is one exact quotient (divide last): incentivized quantity and amount
     are q x overlap / set coverage and value x overlap / set coverage, the contribution (overlap /
     set coverage) is only reported. One query (its CTE names start with `stacked_`). -#}

@@ -2,24 +2,24 @@
 -- evaluated participant, qualified or not) with the set's coverage units (the participant's net
 -- quantity / conversion rate, only where the uom is the conversion's `from`) and the stack's
 -- overlap (the smallest coverage among its sets, 0 if any is <= 0 or absent: the units that
--- earn). Read by int_earnings_stacked (the qualified pairs' earning rows), the mart
--- stack_coverage (which adds the run_id) and int_offer_opportunities (the overlap per offer, and
+-- earn). Read by int_incentives__earnings_stacked (the qualified pairs' earning rows), the mart
+-- stack_coverage (which adds the run_id) and int_incentives__offer_opportunities (the overlap per offer, and
 -- the unqualified pairs' earning rows).
 with evaluated as (
-    select * from {{ ref('int_offer_status') }}
+    select * from {{ ref('incentives', 'int_incentives__offer_status') }}
     where strategy_key = 'stacked'
 ),
 
 set_skus as (
-    select * from {{ ref('stg_rules__stacked_set_skus') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_stacked_set_skus') }}
 ),
 
 stacks as (
-    select * from {{ ref('stg_rules__stacked_stacks') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_stacked_stacks') }}
 ),
 
 transactions as (
-    select * from {{ ref('int_transactions') }}
+    select * from {{ ref('incentives', 'int_incentives__transactions') }}
 ),
 
 set_transactions as (
