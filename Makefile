@@ -1,6 +1,8 @@
 # make install : .venv with the `incentives` CLI (.venv/bin/incentives), dbt-core, dbt-duckdb,
 #                dbt-postgres and dbt-spark[session] (pyspark)
-# make run     : the example end to end, prints the summary
+# make run     : the example end to end, prints the summary (compiles it into seeds/ first, for
+#                `dbt build` here too: seeds/ is not committed)
+# make compile : the example compiled into seeds/ (the rule tables as dbt seeds incentives__<table>)
 # make test    : installs, starts the engines, then every test (pytest: compiler, dbt unit tests,
 #                end to end, differential) on DuckDB, PostgreSQL, Spark in-process and a Spark Thrift
 #                server on a standalone cluster; stops the cluster it started at the end
@@ -27,7 +29,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,postgres,spark,spark_thrift]"
 	touch $(STAMP)
 
-run: install
+run: compile
 	$(BIN)/incentives run --programs examples/programs.json --data examples/data --database out/example.duckdb
 	$(BIN)/incentives report --database out/example.duckdb --out out/example-report.html
 

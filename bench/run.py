@@ -539,6 +539,10 @@ def catalogue(n_prog: int, seed: int) -> dict:
             print((Path(tmp) / "compile.log").read_text()[-4000:])
             raise SystemExit("incentives compile failed")
         rule_rows = sum(max(0, sum(1 for _ in p.open()) - 2) for p in rules.glob("*.csv"))
+        # dbt parse needs the project's rule seeds (seeds/ is not committed): the example's when missing
+        if not (PROJECT / "seeds" / "incentives__catalogue.csv").exists():
+            subprocess.run([str(INCENTIVES), "compile", str(PROJECT / "examples" / "programs.json")], check=True,
+                           capture_output=True)
         # A private target/log path so the project's target/ (partial parse, run_results) is untouched.
         parse_cmd = [str(DBT), "parse", "--project-dir", str(PROJECT), "--profiles-dir", str(PROJECT / "profiles"),
                      "--vars", json.dumps({"rules_dir": str(rules)}), "--target-path", str(Path(tmp) / "target"),

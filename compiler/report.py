@@ -64,7 +64,7 @@ def _threshold_units(con: Any) -> dict[str, str]:
     """offer_key -> '$' for stepped offers whose threshold is an aggregated amount (from the rule
     table the run built, when it is in the file)."""
     try:
-        rows = _rows(con, "select offer_key, threshold_type from main_internal.stg_rules__offers")
+        rows = _rows(con, "select offer_key, threshold_type from main_internal.stg_incentives__rules_offers")
     except Exception:
         return {}
     return {r["offer_key"]: "$" for r in rows if r["threshold_type"] == "aggregated_amount"}

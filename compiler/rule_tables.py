@@ -24,6 +24,22 @@ KINDS = {
 }
 CATALOGUE_HASH = "catalogue_hash"
 CATALOGUE = "catalogue"
+# The seeds' names: every rule table and the catalogue is the seed `incentives__<table>`, so that a
+# project installing the package keeps seeds of its own named `offers` or `catalogue` apart from
+# them (the package's models find the rule seeds by these names: macros/read_rule_table.sql).
+SEED_PREFIX = "incentives__"
+
+
+def seed_name(table: str) -> str:
+    """The dbt seed (CSV file stem, table name where the seeds go) of the rule table `table`."""
+    return SEED_PREFIX + table
+
+
+def table_of_seed(seed: str) -> str:
+    """The rule table (or catalogue) whose seed is `seed` (inverse of seed_name)."""
+    if not seed.startswith(SEED_PREFIX):
+        raise ValueError(f"{seed!r} is not a rule seed (they are named {SEED_PREFIX}<table>)")
+    return seed[len(SEED_PREFIX):]
 
 
 @dataclass(frozen=True)
@@ -206,11 +222,11 @@ def seeds_yaml() -> str:
                 lines.append("        data_tests:")
                 lines.extend(tests)
 
-    lines.append(f"  - name: {CATALOGUE}")
+    lines.append(f"  - name: {seed_name(CATALOGUE)}")
     lines.append(f"    description: {_quote('The compile the rule tables come from: one row.')}")
     columns(CATALOGUE_COLUMNS, CATALOGUE, (CATALOGUE_HASH,))
     for table in RULE_TABLES:
-        lines.append(f"  - name: {table.name}")
+        lines.append(f"  - name: {seed_name(table.name)}")
         lines.append(f"    description: {_quote(table.description)}")
         table_tests = []
         if len(table.key) > 1:

@@ -1,4 +1,4 @@
-{#- Private helpers of the filters (compiled into stg_rules__filter_keys): CTE bodies over the
+{#- Private helpers of the filters (compiled into stg_incentives__rules_filter_keys): CTE bodies over the
     relations they are given. -#}
 
 {#- _filter_key_matches(sku_rows, any_sku_rows, keys, columns, on_entity): the rows matching a

@@ -4,7 +4,8 @@
     name, with the dictionary of SQL expressions it returns. These files are the dbt side's one
     list of the qualification types and calculators: adding one is adding its file. The CLI's
     list (compiler/rule_tables.py) reaches dbt as the accepted_values test it writes on
-    `table`.`column` of the compiled seeds (seeds/_incentive_rules.yml); when dbt's graph is
+    `table`.`column` of the compiled seeds (the seed incentives__<table> of the root project, in its
+    _incentive_rules.yml); when dbt's graph is
     there (not in unit tests), the two lists must be the same set, else the build stops here,
     naming the difference. tests/test_dbt_unit.py checks the same without a build. -#}
 {% macro _implementations(prefix, table, column) -%}
@@ -14,7 +15,7 @@
     {%- endfor -%}
     {%- set names = names | sort -%}
     {%- if execute and graph.nodes is defined -%}
-        {%- set seed_id = 'seed.' ~ var('incentives_rules_project', 'incentives') ~ '.' ~ table -%}
+        {%- set seed_id = 'seed.' ~ project_name ~ '.incentives__' ~ table -%}
         {%- for node in graph.nodes.values()
                 if node.resource_type == 'test' and node.attached_node == seed_id
                 and node.column_name == column

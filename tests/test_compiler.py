@@ -26,25 +26,35 @@ def _cases() -> list[Path]:
 
 @pytest.mark.parametrize("case", _cases(), ids=lambda p: p.name)
 def test_golden_rule_tables(case: Path, tmp_path: Path) -> None:
+    from compiler.rule_tables import seed_name
+
     rules, _ = compile_text((case / "programs.json").read_text())
     write_rules(rules, tmp_path)
-    expected_dir = case / "expected"
-    if UPDATE:
-        write_rules(rules, expected_dir)
+    expected_dir = case / "expected"  # one file per table, named by the table (the seeds: incentives__<table>)
     for name in TABLES:
-        got = (tmp_path / f"{name}.csv").read_text()
+        got = (tmp_path / f"{seed_name(name)}.csv").read_text()
+        if UPDATE:
+            (expected_dir / f"{name}.csv").write_text(got)
         assert got == (expected_dir / f"{name}.csv").read_text(), f"{case.name}/{name}.csv differs (UPDATE_GOLDEN=1 to accept)"
 
 
 def test_committed_seeds_match_example(tmp_path: Path) -> None:
-    """seeds/ holds the compiled example (the rule tables as dbt seeds, the catalogue and their
-    properties file); it must be what `incentives compile` writes today."""
+    """integration_tests/seeds/incentive_rules holds the compiled example (the rule tables as dbt
+    seeds incentives__<table>, the catalogue and their properties file), committed as a team
+    commits its own; it must be what `incentives compile` writes today. The package's seeds/ is
+    not committed (only its README)."""
+    import subprocess
+
+    committed = ROOT / "integration_tests" / "seeds" / "incentive_rules"
     rules, _ = compile_text((ROOT / "examples" / "programs.json").read_text())
     write_rules(rules, tmp_path, "examples/programs.json")
     written = sorted(p.name for p in tmp_path.iterdir())
-    assert written == sorted(p.name for p in (ROOT / "seeds").iterdir())
+    assert written == sorted(p.name for p in committed.iterdir())
     for name in written:
-        assert (tmp_path / name).read_text() == (ROOT / "seeds" / name).read_text(), name
+        assert (tmp_path / name).read_text() == (committed / name).read_text(), name
+    tracked = subprocess.run(["git", "ls-files", "seeds"], cwd=ROOT, capture_output=True, text=True)
+    if tracked.returncode == 0:  # a git checkout
+        assert tracked.stdout.split() == ["seeds/README.md"]
 
 
 def test_staging_models_read_the_declared_rule_columns() -> None:
@@ -55,7 +65,7 @@ def test_staging_models_read_the_declared_rule_columns() -> None:
     from compiler.rule_tables import RULE_TABLES
 
     for table in RULE_TABLES:
-        sql = (ROOT / "models" / "rules" / f"stg_rules__{table.name}.sql").read_text()
+        sql = (ROOT / "models" / "rules" / f"stg_incentives__rules_{table.name}.sql").read_text()
         assert f"read_rule_table('{table.name}'" in sql, table.name
         assert tuple(re.findall(r"'(\w+)': ", sql)) == table.column_names, table.name
 
@@ -66,14 +76,14 @@ def test_a_failed_compile_leaves_no_rule_table_that_looks_valid(tmp_path: Path) 
     programs = tmp_path / "programs.json"
     programs.write_text((ROOT / "examples" / "programs.json").read_text())
     assert main(["compile", str(programs), "--out", str(tmp_path / "seeds")]) == 0
-    assert len((tmp_path / "seeds" / "offers.csv").read_text().splitlines()) > 1
+    assert len((tmp_path / "seeds" / "incentives__offers.csv").read_text().splitlines()) > 1
     bad = json.loads(programs.read_text())
     bad["programs"][0]["qualifier"] = "no_such_qualification"
     programs.write_text(json.dumps(bad))
     assert main(["compile", str(programs), "--out", str(tmp_path / "seeds")]) == 1
     for name in TABLES:  # headers only
-        assert len((tmp_path / "seeds" / f"{name}.csv").read_text().splitlines()) == 1, name
-    assert ",failed," in (tmp_path / "seeds" / "catalogue.csv").read_text()
+        assert len((tmp_path / "seeds" / f"incentives__{name}.csv").read_text().splitlines()) == 1, name
+    assert ",failed," in (tmp_path / "seeds" / "incentives__catalogue.csv").read_text()
 
 
 def test_deterministic_whatever_the_order() -> None:

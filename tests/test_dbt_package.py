@@ -41,14 +41,18 @@ def dbt_vars(own_schema: str, **extra: Any) -> dict[str, Any]:
             **{f"incentives_{name}_identifier": own for name, own in OWN_NAMES.items()}, **extra}
 
 
-def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR) -> tuple[bool, list[str]]:
-    """dbt in-process: (success, the names of the nodes that failed or errored)."""
+def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR,
+               warnings: list[str] | None = None) -> tuple[bool, list[str]]:
+    """dbt in-process: (success, the names of the nodes that failed or errored); `warnings`
+    collects the message of every warning dbt logs."""
     from dbt.cli.main import dbtRunner
 
     failed: list[str] = []
 
     def on_event(event: object) -> None:
         info = getattr(event, "info", None)
+        if warnings is not None and info is not None and info.level == "warn":
+            warnings.append(f"{info.name}: {info.msg}")
         if info is not None and info.name == "NodeFinished":
             node = event.data.node_info  # type: ignore[attr-defined]
             if node.node_status in ("error", "fail", "runtime error"):
@@ -90,7 +94,7 @@ def run_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
 @pytest.mark.parametrize("engine", engine_params())
 def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_results: dict[str, list],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    with redirect_stdout(io.StringIO()):  # what seeds/ already holds: the compiled example
+    with redirect_stdout(io.StringIO()):  # the compiled example into seeds/ (not committed)
         assert main(["compile", str(EXAMPLES / "programs.json")]) == 0
     scratch = _scratch_inputs()
     if engine == "duckdb":
@@ -129,13 +133,15 @@ def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_
 
 @pytest.fixture()
 def project_copy(tmp_path: Path) -> Path:
-    """The dbt project (with the compiled example's seeds) in a folder of its own, to damage."""
+    """The dbt project with the compiled example's seeds in a folder of its own, to damage."""
     copy = tmp_path / "project"
     copy.mkdir()
-    for name in ("dbt_project.yml", "models", "macros", "seeds"):
+    for name in ("dbt_project.yml", "models", "macros"):
         source = PROJECT_DIR / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, copy / name)
     (copy / "tests" / "dbt").mkdir(parents=True)
+    with redirect_stdout(io.StringIO()):
+        assert main(["compile", str(EXAMPLES / "programs.json"), "--out", str(copy / "seeds")]) == 0
     return copy
 
 
@@ -165,17 +171,17 @@ def _build_own_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project_d
 
 def test_damaged_rule_tables_fail_dbt_build_with_a_test_naming_them(project_copy: Path, tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    terms = project_copy / "seeds" / "qualifier_terms.csv"
+    terms = project_copy / "seeds" / "incentives__qualifier_terms.csv"
     lines = terms.read_text().splitlines()
     fields = lines[1].split(",")
     fields[3] = "no_such_qualification"  # qualification_key of the first term
     terms.write_text("\n".join([lines[0], ",".join(fields), *lines[2:]]) + "\n")
-    rates = project_copy / "seeds" / "standard_rates.csv"
+    rates = project_copy / "seeds" / "incentives__standard_rates.csv"
     rates.write_text(rates.read_text() + rates.read_text().splitlines()[1] + "\n")  # a rate twice
     ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy)
     assert not ok
-    assert sorted(failed) == ["incentives_qualifier_terms_name_qualifications_qualifier_terms_",
-                              "incentives_unique_combination_standard_rates_offer_key__incentive_rate_key__sku_key"]
+    assert sorted(failed) == ["incentives_qualifier_terms_name_qualifications_incentives__qualifier_terms_",
+                              "incentives_unique_combination_incentives__standard_rates_offer_key__incentive_rate_key__sku_key"]
 
 
 def test_a_failed_compile_fails_dbt_build(project_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,16 +192,75 @@ def test_a_failed_compile_fails_dbt_build(project_copy: Path, tmp_path: Path, mo
     assert main(["compile", str(bad), "--out", str(project_copy / "seeds")]) == 1
     ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy)
     assert not ok
-    assert failed == ["incentives_last_compile_succeeded_catalogue_status"]
+    assert failed == ["incentives_last_compile_succeeded_incentives__catalogue_status"]
 
 
-def test_a_bad_input_row_fails_dbt_build_with_a_test_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ok, failed = _build_own_tables(tmp_path, monkeypatch, bad_amount=True)
+def test_a_bad_input_row_fails_dbt_build_with_a_test_naming_it(project_copy: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy, bad_amount=True)
     assert not ok
     assert failed == ["incentives_source_is_number_incentives_transactions_transactions_amount"]
 
 
 INTEGRATION = PROJECT_DIR / "integration_tests"
+
+
+def _fresh_package(root: Path) -> Path:
+    """What a clone of this repository holds of the dbt package and its integration_tests/ (a
+    checkout's seeds/ may hold a compile of its own, which an installed package must not have)."""
+    package = root / "incentives"
+    package.mkdir()
+    for name in ("dbt_project.yml", "models", "macros"):
+        source = PROJECT_DIR / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, package / name)
+    (package / "seeds").mkdir()
+    shutil.copy(PROJECT_DIR / "seeds" / "README.md", package / "seeds" / "README.md")
+    shutil.copytree(EXAMPLES / "data", package / "examples" / "data")
+    shutil.copytree(INTEGRATION, package / "integration_tests",
+                    ignore=shutil.ignore_patterns("dbt_packages", "target", "logs"))
+    return package
+
+
+def _schema_for(engine: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str) -> str:
+    """The target's schema for a project's build: DuckDB's main in a file of its own, or a schema
+    of this test on PostgreSQL."""
+    if engine == "duckdb":
+        monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(tmp_path / f"{name}.duckdb"))
+        return "main"
+    schema = f"{engines.target_settings(engine)['schema']}_{name}"
+    monkeypatch.setenv("INCENTIVES_PG_SCHEMA", schema)
+    return schema
+
+
+def _read_built(engine: str, tmp_path: Path, name: str, schema: str) -> dict[str, list[dict[str, Any]]]:
+    if engine != "duckdb":
+        return engines.read_tables(engine, RESULT_TABLES, schema)
+    con = duckdb.connect(str(tmp_path / f"{name}.duckdb"), read_only=True)
+    try:
+        return {t: [dict(zip([d[0] for d in con.description], r)) for r in
+                    con.execute(f"select * from {schema}.{t}").fetchall()] for t in RESULT_TABLES}
+    finally:
+        con.close()
+
+
+def _drop_schemas(engine: str, schemas: list[str]) -> None:
+    if engine == "duckdb":
+        return
+    warehouse = engines.connect(engine)
+    try:
+        for schema in schemas:
+            warehouse.drop_schema(schema)
+    finally:
+        warehouse.close()
+
+
+def _listed(resource_type: str, project_dir: Path) -> list[str]:
+    from dbt.cli.main import dbtRunner
+
+    listed = dbtRunner().invoke(["ls", "--resource-type", resource_type, "--project-dir", str(project_dir),
+                                 "--profiles-dir", str(PROJECT_DIR / "profiles"), "--quiet"])
+    assert listed.success, listed.exception
+    return list(listed.result or [])
 
 
 @pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
@@ -204,67 +269,164 @@ def test_integration_tests_project_installs_the_package(engine: str, tmp_path: P
     """integration_tests/: a dbt project that installs this one by a local path (packages.yml), sets
     its vars, compiles the programs into its own seeds and runs `dbt deps && dbt build`: the same
     results as `incentives run`, the package's tables in the schemas it names, no unit test of the
-    package in its build, a pass-through column in potential_earnings."""
+    package in its build, a pass-through column in potential_earnings, no warning from dbt."""
+    project = _fresh_package(tmp_path) / "integration_tests"
     with redirect_stdout(io.StringIO()):
         assert main(["compile", str(EXAMPLES / "programs.json"), "--out",
-                     str(INTEGRATION / "seeds" / "incentive_rules")]) == 0
-    if engine == "duckdb":
-        database = tmp_path / "integration.duckdb"
-        monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
-        schema = "main"
-    else:
-        schema = f"{engines.target_settings(engine)['schema']}_it"
-        monkeypatch.setenv("INCENTIVES_PG_SCHEMA", schema)
-    suffixes = ("", "_incentives", "_incentives_internal", "_incentive_rules", "_rules")
+                     str(project / "seeds" / "incentive_rules")]) == 0
+    schema = _schema_for(engine, monkeypatch, tmp_path, "it")
     try:
+        warnings: list[str] = []
         for command in (["deps"], ["seed", "--target", engine], ["build", "--target", engine]):
-            ok, failed = invoke_dbt(command, INTEGRATION)
+            ok, failed = invoke_dbt(command, project, warnings)
             assert ok and not failed, (command, failed)
+        assert not warnings, warnings
         if engine == "postgres":  # its dispatch config: the package's seed loader loaded its own seeds
-            loaded = INTEGRATION / "target" / "run" / "incentives_integration_tests" / "seeds" / "incentive_rules"
-            assert ") values\n%s" in (loaded / "offers.csv").read_text()
-        from dbt.cli.main import dbtRunner
-
-        listed = dbtRunner().invoke(["ls", "--resource-type", "unit_test", "--project-dir", str(INTEGRATION),
-                                     "--profiles-dir", str(PROJECT_DIR / "profiles"), "--quiet"])
-        assert listed.success and not listed.result, listed.result  # the package's unit tests stay out
-        if engine == "duckdb":
-            con = duckdb.connect(str(database), read_only=True)
-            built = {t: [dict(zip([d[0] for d in con.description], r)) for r in
-                         con.execute(f"select * from main_incentives.{t}").fetchall()] for t in RESULT_TABLES}
-            con.close()
-        else:
-            built = engines.read_tables(engine, RESULT_TABLES, f"{schema}_incentives")
+            loaded = project / "target" / "run" / "incentives_integration_tests" / "seeds" / "incentive_rules"
+            assert ") values\n%s" in (loaded / "incentives__offers.csv").read_text()
+        assert not _listed("unit_test", project)  # the package's unit tests stay out
+        built = _read_built(engine, tmp_path, "it", f"{schema}_incentives")
         assert all(r["source_transaction_id"] == r["transaction_id"] for r in built["potential_earnings"])
         for name in RESULT_TABLES:
             assert normalized(_without(built[name], "run_id", "source_transaction_id")) == run_results[name], name
     finally:
-        if engine != "duckdb":
-            warehouse = engines.connect(engine)
-            for suffix in suffixes:
-                warehouse.drop_schema(schema + suffix)
-            warehouse.close()
+        _drop_schemas(engine, [schema + suffix for suffix in ("", "_incentives", "_incentives_internal", "_incentive_rules")])
+
+
+# A team's project `agdata` as issue 25 describes it: models of its own named like the package's
+# former ones, its own schema naming, a seed of its own named `catalogue`, the inputs under other
+# names, no enrollments, and a catalogue of its own (a subset of the example's programs).
+TEAM_PROGRAMS = (1, 3, 5)  # of examples/programs.json: standard, stepped, stacked, brand_count
+TEAM_PROJECT = """\
+name: agdata
+version: "1.0.0"
+config-version: 2
+profile: incentives
+seed-paths: ["seeds"]
+model-paths: ["models"]
+macro-paths: ["macros"]
+test-paths: []
+analysis-paths: []
+snapshot-paths: []
+
+vars:
+  incentives:
+    input_schema: null
+    incentives_transactions_identifier: sales_lines
+    incentives_products_identifier: sku_catalogue
+    incentives_properties_identifier: entity_properties
+    incentives_waivers_identifier: program_waivers
+    incentives_prices_identifier: price_list
+    using_enrollments: false
+    incentives_transaction_passthrough_columns: [{name: transaction_id, alias: source_transaction_id}]
+
+seeds:
+  agdata:
+    +quote_columns: false
+    inputs:
+      transactions: {+alias: sales_lines}
+      products: {+alias: sku_catalogue}
+      properties: {+alias: entity_properties}
+      waivers: {+alias: program_waivers}
+      prices: {+alias: price_list}
+    incentive_rules: {+schema: incentive_rules}
+
+models:
+  incentives:
+    +schema: incentives
+    staging: {+schema: incentives_internal}
+    rules: {+schema: incentives_internal}
+    intermediate: {+schema: incentives_internal}
+
+unit_tests:
+  incentives:
+    +enabled: true
+"""
+# its schema naming: <target schema>__<custom schema> (dbt's default has one underscore)
+TEAM_SCHEMA_MACRO = """\
+{% macro generate_schema_name(custom_schema_name, node) -%}
+    {%- if custom_schema_name is none -%}{{ target.schema }}{%- else -%}{{ target.schema }}__{{ custom_schema_name | trim }}{%- endif -%}
+{%- endmacro %}
+"""
+
+
+@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
+def test_a_team_project_gets_its_own_catalogue_results(engine: str, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A team's project installs the package by a local path and compiles a catalogue that is not
+    the example's into its own seeds: dbt builds that catalogue's results (equal to `incentives
+    run` of the same programs and inputs) with no warning, only the team's seeds load, the package's
+    unit tests pass with a pass-through column set, the team's schema naming places the package's
+    tables, and the team's models `stg_products` and `stg_transactions` (nonsense here) and its
+    seed `catalogue` are not read by the package."""
+    package = _fresh_package(tmp_path)
+    programs = json.loads((EXAMPLES / "programs.json").read_text())
+    programs["programs"] = [programs["programs"][i] for i in TEAM_PROGRAMS]
+    team_programs = tmp_path / "programs.json"
+    team_programs.write_text(json.dumps(programs))
+
+    database = tmp_path / "run.duckdb"
+    with redirect_stdout(io.StringIO()):
+        assert main(["run", "--programs", str(team_programs), "--data", str(EXAMPLES / "data"),
+                     "--database", str(database)]) == 0
+    expected = {name: normalized(_without(rows, "run_id")) for name, rows in read_results(database, RESULT_TABLES).items()}
+
+    project = tmp_path / "agdata"
+    (project / "models").mkdir(parents=True)
+    (project / "macros").mkdir()
+    (project / "dbt_project.yml").write_text(TEAM_PROJECT)
+    (project / "packages.yml").write_text(f"packages:\n  - local: {package}\n")
+    (project / "macros" / "generate_schema_name.sql").write_text(TEAM_SCHEMA_MACRO)
+    (project / "models" / "stg_products.sql").write_text("select 'no_such_sku' as sku_key, 'no_brand' as brand_key\n")
+    (project / "models" / "stg_transactions.sql").write_text("select 'T000001' as transaction_id, 0 as amount\n")
+    shutil.copytree(EXAMPLES / "data", project / "seeds" / "inputs")
+    (project / "seeds" / "inputs" / "enrollments.csv").unlink(missing_ok=True)
+    (project / "seeds" / "catalogue.csv").write_text("sku_key,list_price\nno_such_sku,1.00\n")
+    with redirect_stdout(io.StringIO()):
+        assert main(["compile", str(team_programs), "--out", str(project / "seeds" / "incentive_rules")]) == 0
+
+    schema = _schema_for(engine, monkeypatch, tmp_path, "agdata")
+    try:
+        warnings: list[str] = []
+        ok, failed = invoke_dbt(["deps"], project, warnings)
+        assert ok and not failed
+        ok, failed = invoke_dbt(["build", "--target", engine], project, warnings)
+        assert ok and not failed, failed
+        assert not warnings, warnings
+        seeds = _listed("seed", project)
+        assert seeds and all(seed.startswith("agdata.") for seed in seeds), seeds  # none of the package's
+        unit_tests = _listed("unit_test", project)
+        assert "unit_test:incentives.potential_earnings_only_rows_with_a_rate" in unit_tests, unit_tests
+        built = _read_built(engine, tmp_path, "agdata", f"{schema}__incentives")
+        assert built["potential_earnings"] and all(r["source_transaction_id"] == r["transaction_id"]
+                                                   for r in built["potential_earnings"])
+        assert {r["program_key"] for r in built["offer_results"]} == {programs["programs"][i]["key"] for i in range(3)}
+        for name in RESULT_TABLES:
+            assert normalized(_without(built[name], "run_id", "source_transaction_id")) == expected[name], name
+    finally:
+        _drop_schemas(engine, [schema + suffix for suffix in ("", "__incentives", "__incentives_internal",
+                                                              "__incentive_rules")])
 
 
 def test_no_rejoin_of_upstream_concepts() -> None:
     """dbt-project-evaluator's "rejoin of upstream concepts": no model C reads both a model A and a
     model B that reads A when C is B's only reader (B would belong inside C, or A's concept is
-    joined twice). Stacked coverage is computed once (int_stack_coverage) and read by its
+    joined twice). Stacked coverage is computed once (int_incentives__stack_coverage) and read by its
     earnings, stack_coverage and offer_results; offer_results reads the pairs' qualifiers and tiers
-    through int_offer_opportunities, which reads the earning rows of potential_earnings and of
-    int_offer_opportunities. The graph is read from the models' literal refs (also those passed
+    through int_incentives__offer_opportunities, which reads the earning rows of potential_earnings and of
+    int_incentives__offer_opportunities. The graph is read from the models' literal refs (also those passed
     to the strategies' macros)."""
     import re
 
-    ref = re.compile(r"""\bref\(\s*['"](\w+)['"]\s*\)""")
+    ref = re.compile(r"""\bref\(\s*(?:['"]incentives['"]\s*,\s*)?['"](\w+)['"]\s*\)""")
     parents = {path.stem: set(ref.findall(path.read_text())) for path in (PROJECT_DIR / "models").rglob("*.sql")}
     children: dict[str, set[str]] = {}
     for child, refs in parents.items():
         for parent in refs:
             children.setdefault(parent, set()).add(child)
-    assert parents["int_earnings_stacked"] >= {"int_stack_coverage"}
+    assert parents["int_incentives__earnings_stacked"] >= {"int_incentives__stack_coverage"}
     rejoins = {(c, b) for c, refs in parents.items() for b in refs for a in refs
                if a in parents.get(b, set()) and children.get(b) == {c}}
     # known, kept: the brand concern's one model (docs/architecture.md, "Rejoins")
-    assert rejoins <= {("int_qualification_measures", "int_brand_counts")}, rejoins
-    assert not any(c == "offer_results" or b == "int_stack_coverage" for c, b in rejoins)
+    assert rejoins <= {("int_incentives__qualification_measures", "int_incentives__brand_counts")}, rejoins
+    assert not any(c == "offer_results" or b == "int_incentives__stack_coverage" for c, b in rejoins)

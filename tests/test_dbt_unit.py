@@ -104,13 +104,15 @@ def test_every_model_has_its_yaml_and_unit_tests_beside_it() -> None:
 def test_one_macro_per_qualification_type_and_calculator() -> None:
     """The qualification types and calculators dbt knows are the macros qualification_<type> and
     calculator_<name> (one file each, macros/implementations.sql); they are the values the
-    compiled seeds accept (seeds/_incentive_rules.yml, generated from the CLI's one list)."""
+    compiled seeds accept (their _incentive_rules.yml, generated from the CLI's one list)."""
     import yaml
 
-    seeds = yaml.safe_load((PROJECT_DIR / "seeds" / "_incentive_rules.yml").read_text())["seeds"]
+    from compiler.rule_tables import seed_name, seeds_yaml
+
+    seeds = yaml.safe_load(seeds_yaml())["seeds"]
 
     def accepted(table: str, column: str) -> set[str]:
-        seed = next(s for s in seeds if s["name"] == table)
+        seed = next(s for s in seeds if s["name"] == seed_name(table))
         col = next(c for c in seed["columns"] if c["name"] == column)
         test = next(t["accepted_values"] for t in col["data_tests"] if isinstance(t, dict) and "accepted_values" in t)
         return set(test["arguments"]["values"])

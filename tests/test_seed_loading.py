@@ -26,10 +26,10 @@ AWKWARD_TEXT = ['a,b', 'say "hi"', "it's", "two\nlines", "back\\slash", "  padde
 
 # rows appended to the example's seeds: column -> value (the others empty)
 EXTRA_ROWS: dict[str, list[dict[str, str]]] = {
-    "offers": [{"program_key": text, "offer_key": f"awkward_{i}", "strategy_key": text, "calculator_key": "",
+    "incentives__offers": [{"program_key": text, "offer_key": f"awkward_{i}", "strategy_key": text, "calculator_key": "",
                 "threshold_filter_id": str(i) if i % 2 else "", "catalogue_hash": "0c16557c35439f73"}
                for i, text in enumerate(AWKWARD_TEXT)],
-    "qualifications": [
+    "incentives__qualifications": [
         {"qualification_id": "-9223372036854775807", "program_key": "p", "qualification_key": "q1",
          "qualification_value": "0.0000000001", "is_boolean": "true", "divisor": "-12345678901234567890.1234567891",
          "has_brand_list": "", "catalogue_hash": "x"},
@@ -37,7 +37,7 @@ EXTRA_ROWS: dict[str, list[dict[str, str]]] = {
          "qualification_value": "", "is_boolean": "false", "divisor": "1e3", "has_brand_list": "FALSE",
          "catalogue_hash": "x"},
     ],
-    "time_buckets": [
+    "incentives__time_buckets": [
         {"bucket_id": "900", "start_date": "0001-01-01", "end_date": "9999-12-31", "catalogue_hash": "x"},
         {"bucket_id": "901", "start_date": "2024-02-29", "end_date": "", "catalogue_hash": ""},
     ],
@@ -77,7 +77,7 @@ def test_postgres_seeds_load_as_with_dbt_postgres_loader(engine: str, tmp_path: 
             monkeypatch.setenv("INCENTIVES_PG_SCHEMA", schema)
             ok, failed = invoke_dbt(["seed", "--target", engine, "--full-refresh"], project)
             assert ok and not failed, (with_loader, failed)
-            loaded = (project / "target" / "run" / "incentives" / "seeds" / "offers.csv").read_text()
+            loaded = (project / "target" / "run" / "incentives" / "seeds" / "incentives__offers.csv").read_text()
             assert (") values\n%s" in loaded) == with_loader, loaded[:300]  # which loader ran
         fast, default = (f"{schemas[w]}_rules" for w in (True, False))
         tables = sorted(path.stem for path in (PROJECT_DIR / "seeds").glob("*.csv"))
@@ -97,7 +97,7 @@ def test_postgres_seeds_load_as_with_dbt_postgres_loader(engine: str, tmp_path: 
             for a, b in ((fast, default), (default, fast)):
                 extra = warehouse.fetch(f"select * from {a}.{table} except all select * from {b}.{table}")
                 assert not extra, (table, a, extra[:3])
-        offers = dict(warehouse.fetch(f"select offer_key, program_key from {fast}.offers "
+        offers = dict(warehouse.fetch(f"select offer_key, program_key from {fast}.incentives__offers "
                                       "where offer_key like 'awkward_%'"))
         expected = {f"awkward_{i}": text for i, text in enumerate(AWKWARD_TEXT)}
         # dbt reads an empty field (and the text null) as NULL, with either loader

@@ -54,7 +54,7 @@ def test_failed_build_on_the_server_keeps_previous_results(duckdb_example: tuple
 
     def damaged(scratch: duckdb.DuckDBPyConnection, rules_dir: Path, schema: str = "rules") -> list[str]:
         names = original(scratch, rules_dir, schema)
-        scratch.execute(f"update {schema}.standard_rates set rate = 'three percent'")
+        scratch.execute(f"update {schema}.incentives__standard_rates set rate = 'three percent'")
         return names
 
     monkeypatch.setattr(engines, "load_rule_csvs", damaged)

@@ -157,7 +157,9 @@ def test_the_cli_runs_the_rule_tables_data_tests(tmp_path: Path) -> None:
     import yaml
 
     checks = compile_rule_checks(":memory:", run_vars(False))
-    seeds = yaml.safe_load((PROJECT_DIR / "seeds" / "_incentive_rules.yml").read_text())["seeds"]
+    from compiler.rule_tables import seeds_yaml
+
+    seeds = yaml.safe_load(seeds_yaml())["seeds"]
     declared = sum(len(s.get("data_tests", [])) + sum(len(c.get("data_tests", [])) for c in s["columns"]) for s in seeds)
     assert len(checks) == declared > 10
     assert all('"memory"."main_rules".' in c.sql and c.severity == "error" for c in checks)
@@ -166,12 +168,12 @@ def test_the_cli_runs_the_rule_tables_data_tests(tmp_path: Path) -> None:
     try:
         load_rule_tables(con, tmp_path / "rules", "main_rules")
         assert check_rule_tables(con, checks) == []
-        con.execute("insert into main_rules.offers select * from main_rules.offers limit 1")
-        con.execute("update main_rules.catalogue set status = 'failed'")
+        con.execute("insert into main_rules.incentives__offers select * from main_rules.incentives__offers limit 1")
+        con.execute("update main_rules.incentives__catalogue set status = 'failed'")
         with pytest.raises(RunError) as info:
             check_rule_tables(con, checks)
     finally:
         con.close()
     message = str(info.value)
-    assert "test unique_offers_offer_key: 1 failing row" in message
-    assert "test incentives_last_compile_succeeded_catalogue_status: 1 failing row" in message
+    assert "test unique_incentives__offers_offer_key: 1 failing row" in message
+    assert "test incentives_last_compile_succeeded_incentives__catalogue_status: 1 failing row" in message

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunError
-from .compile import gc_paused
+from .compile import SEEDS_YAML, gc_paused, write_failed_compile
 from .progress import Say
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
@@ -17,6 +17,20 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 # (vars that change, such as a run id, force a full parse). The run id is data: the one row of
 # the table run_context in the input schema, read by macros/run_id.sql.
 RUN_CONTEXT_VARS: dict[str, Any] = {"run_context": True}
+
+
+def ensure_rule_seeds(project: Path = PROJECT_DIR) -> None:
+    """The rule seeds (`incentives__<table>`) in the project's seeds/ when there are none yet (a fresh
+    clone: they are not committed): the tables of a failed compile, headers only. `incentives run`
+    loads its own compile where the seeds go and leaves the seeds out of its build, but its models
+    ref them by name and their data tests run on what it loaded, so the nodes must exist; what the
+    files hold does not matter to it. `dbt build` on them alone fails on last_compile_succeeded
+    until `incentives compile` writes real ones."""
+    from ..rule_tables import CATALOGUE, seed_name
+
+    seeds = project / "seeds"
+    if not ((seeds / SEEDS_YAML).exists() and (seeds / f"{seed_name(CATALOGUE)}.csv").exists()):
+        write_failed_compile(seeds, "none (run incentives compile)")
 
 
 def run_vars(unit_tests: bool, **schemas: str) -> dict[str, Any]:
@@ -98,6 +112,7 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
     # DBT_WRITE_JSON=true (bench/run.py reads run_results.json). The saved parse
     # (target/partial_parse.msgpack) is written either way.
     artifacts = [] if "DBT_WRITE_JSON" in os.environ else ["--no-write-json"]
+    ensure_rule_seeds()
     os.environ["INCENTIVES_THREADS"] = str(threads)
     failures: list[str] = []
     done = [0]

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
 from ..errors import IncentivesError, Issue, IssueCollector, ProgramError, RunError
-from ..rule_tables import CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, TABLES, seeds_yaml
+from ..rule_tables import CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, TABLES, seed_name, seeds_yaml
 from ..validation.check import validate
 from .generate import RuleSet, generate
 from .progress import PhaseTimer, Say
@@ -226,7 +226,7 @@ def write_rules(rules: RuleSet, out_dir: os.PathLike[str] | str, source: str = "
                 data = buf.getvalue().encode()
             else:  # no field holds a line break (see _csv_lines): the hash ends every line
                 data = data.replace(b"\n", f",{catalogue_hash}\n".encode())
-            target = path / f"{name}.csv"
+            target = path / f"{seed_name(name)}.csv"
             _write_atomically(target, f"{header},{CATALOGUE_HASH}\n".encode(), data)
             del data
             written.append(str(target))
@@ -234,7 +234,7 @@ def write_rules(rules: RuleSet, out_dir: os.PathLike[str] | str, source: str = "
         writer = csv.writer(catalogue, lineterminator="\n")
         writer.writerow([c.name for c in CATALOGUE_COLUMNS])
         writer.writerow([catalogue_hash, status, rules.programs, rules.offers, Path(source).name])
-        _write_atomically(path / f"{CATALOGUE}.csv", catalogue.getvalue())
+        _write_atomically(path / f"{seed_name(CATALOGUE)}.csv", catalogue.getvalue())
         _write_atomically(path / SEEDS_YAML, seeds_yaml())
     return written
 

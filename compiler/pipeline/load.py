@@ -122,12 +122,13 @@ _DUCKDB_KINDS = {"text": "varchar", "bigint": "bigint", "decimal": "decimal(38,1
 def rule_csv_reader(path: Path, typed: bool = True) -> str:
     """DuckDB SQL reading one compiled rule table (a seed CSV): with the declared column types, or
     every column as text (`typed=False`, to copy to another engine exactly as written)."""
-    from ..rule_tables import BY_NAME, CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, Column
+    from ..rule_tables import BY_NAME, CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, Column, table_of_seed
 
     if not typed:
         return f"read_csv({sql_string(str(path))}, header = true, quote = '\"', escape = '\"', all_varchar = true)"
-    columns = (CATALOGUE_COLUMNS if path.stem == CATALOGUE else
-               BY_NAME[path.stem].columns + (Column(CATALOGUE_HASH, "text", ""),))
+    table = table_of_seed(path.stem)
+    columns = (CATALOGUE_COLUMNS if table == CATALOGUE else
+               BY_NAME[table].columns + (Column(CATALOGUE_HASH, "text", ""),))
     types = ", ".join(f"'{c.name}': '{_DUCKDB_KINDS[c.kind]}'" for c in columns)
     return (f"read_csv({sql_string(str(path))}, header = true, quote = '\"', escape = '\"', "
             f"columns = {{{types}}})")

@@ -156,7 +156,7 @@ def summarize_with(fetch: Callable[[str], list[Any]], schema: str = "main",
     total = fetch(f"select coalesce(sum(incentive_amount), 0) from {schema}.offer_results")[0][0]
     by_strategy = fetch(
         "with offers as (select r.strategy_key, o.offer_key, o.qualified, o.incentive_amount"
-        f"  from {schema}.offer_results o join {internal_schema}.stg_rules__offers r on r.offer_key = o.offer_key),"
+        f"  from {schema}.offer_results o join {internal_schema}.stg_incentives__rules_offers r on r.offer_key = o.offer_key),"
         f" earning as (select strategy_key, count(*) as earning_rows from {schema}.potential_earnings group by strategy_key)"
         " select offers.strategy_key, count(distinct offer_key), count(*) filter (where qualified),"
         " sum(incentive_amount), coalesce(max(earning.earning_rows), 0)"

@@ -122,8 +122,9 @@ def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputC
     What dbt compiles is kept in target/input_checks.json under a hash of everything it is
     compiled from (the project's files, the profile, the vars, the database path, dbt's version):
     a run whose project has not changed reads it instead of starting dbt one more time."""
-    from .build import PROJECT_DIR
+    from .build import PROJECT_DIR, ensure_rule_seeds
 
+    ensure_rule_seeds()  # the seeds' nodes (and their tests) before anything is hashed or parsed
     key = _compiled_from(PROJECT_DIR, database, dbt_vars)
     if key in _COMPILED:  # this process compiled or read them already (a run reads them twice)
         return _COMPILED[key]

@@ -12,7 +12,7 @@ The pipeline is the DuckDB one (duckdb.py) with another warehouse at the end:
    server: SQL through dbt-spark's connection, Parquet files when the server shares this machine's
    files, else `insert ... values`);
 3. `dbt build --target <target>` in-process into `<schema>__building` (+ `_internal`): the var
-   `build_schema` (macros/generate_schema_name.sql), with `input_schema` pointing at the copied
+   `build_schema` (the schema of the target in profiles/profiles.yml; dbt's default schema naming adds `_internal`, `_rules`), with `input_schema` pointing at the copied
    inputs and the rule tables where the seeds go (`<build schema>_rules`), the seeds left out;
 4. record the run in `runs` and swap the new results in. PostgreSQL renames the schemas in one
    transaction (atomic: readers see the old results or the new ones); Spark has no schema rename,

@@ -1,7 +1,7 @@
 {#- _calculated_earning_rows(earning_rows): the rows of `earning_rows` (the strategies' earning
     rows: macros/strategies/) in potential_earnings' columns (without run_id), each calculator's
     formula from its macro in this folder (calculate); incentive_amount is rounded to cents row by
-    row. One query; read by int_earnings (qualified pairs) and int_offer_opportunities (the
+    row. One query; read by int_incentives__earnings (qualified pairs) and int_incentives__offer_opportunities (the
     others), so both price a row the same way. -#}
 {% macro _calculated_earning_rows(earning_rows) -%}
 with calculated_rows as (

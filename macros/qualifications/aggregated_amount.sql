@@ -1,6 +1,6 @@
 {#- aggregated_amount: the participant's net value over the filters against the value.
     Returns the SQL expressions {actual, target, met_when} over the columns of
-    int_qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. -#}
+    int_incentives__qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. -#}
 {% macro qualification_aggregated_amount() %}{{ return(adapter.dispatch('qualification_aggregated_amount', 'incentives')()) }}{% endmacro %}
 
 {% macro default__qualification_aggregated_amount() %}

@@ -1,6 +1,6 @@
 {#- aggregated_quantity: the net quantity over the filters against the value.
     Returns the SQL expressions {actual, target, met_when} over the columns of
-    int_qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. -#}
+    int_incentives__qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. -#}
 {% macro qualification_aggregated_quantity() %}{{ return(adapter.dispatch('qualification_aggregated_quantity', 'incentives')()) }}{% endmacro %}
 
 {% macro default__qualification_aggregated_quantity() %}

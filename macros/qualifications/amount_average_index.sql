@@ -1,6 +1,6 @@
 {#- amount_average_index: numerator amount against (denominator amount / divisor) x value / 100; met when the denominator <= 0.
     Returns the SQL expressions {actual, target, met_when} over the columns of
-    int_qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. The
+    int_incentives__qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. The
     divisor is positive (a compile error otherwise), so `met` compares actual x divisor x 100 with
     denominator x value exactly; target and difference are each one exact quotient. -#}
 {% macro qualification_amount_average_index() %}{{ return(adapter.dispatch('qualification_amount_average_index', 'incentives')()) }}{% endmacro %}

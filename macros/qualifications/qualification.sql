@@ -6,7 +6,7 @@
     actual x 100 with denominator x value instead of actual with its rounded target), both as
     DECIMAL(38,20) so that no branch narrows the CASE (products of two 10-place operands are exact
     there). A type that leaves out difference or the compare sides gets actual - target and
-    actual, target. The expressions read the columns of int_qualification_measures' `measured`
+    actual, target. The expressions read the columns of int_incentives__qualification_measures' `measured`
     CTE. -#}
 {% macro qualification(part) -%}
 (case qualification_type

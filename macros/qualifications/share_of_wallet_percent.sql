@@ -1,6 +1,6 @@
 {#- share_of_wallet_percent: numerator amount against denominator amount x value / 100; no special case for 0.
     Returns the SQL expressions {actual, target, met_when} over the columns of
-    int_qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. The
+    int_incentives__qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. The
     target (x / 100) is exact at 20 places: it is reported rounded to 10, `met` compares exactly. -#}
 {% macro qualification_share_of_wallet_percent() %}{{ return(adapter.dispatch('qualification_share_of_wallet_percent', 'incentives')()) }}{% endmacro %}
 

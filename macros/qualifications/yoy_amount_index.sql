@@ -1,6 +1,6 @@
 {#- yoy_amount_index: numerator amount against denominator amount x value / 100; met when the denominator <= 0.
     Returns the SQL expressions {actual, target, met_when} over the columns of
-    int_qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. The
+    int_incentives__qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. The
     target (x / 100) is exact at 20 places: it is reported rounded to 10, `met` compares exactly. -#}
 {% macro qualification_yoy_amount_index() %}{{ return(adapter.dispatch('qualification_yoy_amount_index', 'incentives')()) }}{% endmacro %}
 

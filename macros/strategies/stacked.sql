@@ -1,6 +1,6 @@
-{#- Private queries of the stacked strategy, shared by int_stack_coverage (every evaluated pair:
-    coverage and overlap), int_earnings_stacked (qualified pairs: the paying transactions) and
-    int_offer_opportunities (the other pairs), models/intermediate/.
+{#- Private queries of the stacked strategy, shared by int_incentives__stack_coverage (every evaluated pair:
+    coverage and overlap), int_incentives__earnings_stacked (qualified pairs: the paying transactions) and
+    int_incentives__offer_opportunities (the other pairs), models/intermediate/.
 
     Coverage is exact (docs/semantics.md, "Stacked coverage"): a transaction of SKU s covers
     quantity x coverage_weight / set_conversion_rate units, where coverage_weight is an integer and
@@ -63,7 +63,7 @@ cast(null as decimal(38,4)) as weighted_quantity,
     stacked offers of `pairs` (entity_id, offer_key, calculator_key, strategy_key): each paying
     transaction of a set (`set_skus`, `transactions`) in a stack with overlap > 0 earns coverage x
     rate x overlap / set coverage. The set's and the overlap's weighted quantities and conversion
-    rates come from `stack_coverage` (int_stack_coverage, every evaluated pair). The rows carry
+    rates come from `stack_coverage` (int_incentives__stack_coverage, every evaluated pair). The rows carry
     them, so every derived column is one exact quotient (divide last): incentivized quantity and
     amount are quantity x overlap / set coverage and value x overlap / set coverage; the
     calculator pays weighted quantity x rate x overlap / (set coverage x set conversion rate).

@@ -1,11 +1,11 @@
-{#- Private query of the standard strategy, read by int_earnings_standard (qualified pairs) and
-    int_offer_opportunities (the pairs whose earnings potential_earnings does not hold). -#}
+{#- Private query of the standard strategy, read by int_incentives__earnings_standard (qualified pairs) and
+    int_incentives__offer_opportunities (the pairs whose earnings potential_earnings does not hold). -#}
 
 {#- _standard_earning_rows(pairs, rates, buckets, transactions): the earning rows of the standard
     offers of `pairs` (entity_id, offer_key, calculator_key): each incentives[] entry of `rates`
-    (stg_rules__standard_rates) pays the pair's transactions of `transactions` (int_transactions)
+    (stg_incentives__rules_standard_rates) pays the pair's transactions of `transactions` (int_incentives__transactions)
     matching its period, transaction type and a SKU of its rates; `buckets`
-    (int_transaction_buckets) says which participant x SKU pairs have transactions. fixed_amount
+    (int_incentives__transaction_buckets) says which participant x SKU pairs have transactions. fixed_amount
     shares the entry x SKU total over those transactions in proportion to value (nothing when they
     sum to 0 or less). One query (its CTE names start with `standard_`); the transactions meet a
     narrow build side (participant, rate id, match keys) and the rates' text columns are joined to

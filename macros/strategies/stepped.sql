@@ -1,5 +1,5 @@
-{#- Private queries of the stepped strategy, shared by int_stepped_thresholds,
-    int_earnings_stepped and int_offer_opportunities (models/intermediate/). -#}
+{#- Private queries of the stepped strategy, shared by int_incentives__stepped_thresholds,
+    int_incentives__earnings_stepped and int_incentives__offer_opportunities (models/intermediate/). -#}
 
 {#- _tier_thresholds(values, keys, tiers, next=false): per row of `values` (its `keys` columns, an
     offer_key and a threshold_value), the threshold of the highest tier in `tiers` of the offer
@@ -22,7 +22,7 @@
 
 {#- _stepped_earning_rows(pairs, offers, tiers, filter_keys, buckets, thresholds, properties,
     transactions): the earning rows of the stepped offers of `pairs` (entity_id, offer_key,
-    calculator_key). The threshold value of `thresholds` (int_stepped_thresholds: aggregated amount
+    calculator_key). The threshold value of `thresholds` (int_incentives__stepped_thresholds: aggregated amount
     / quantity over the threshold filters, or a property) picks the highest tier of `tiers` whose
     threshold <= value; that tier pays every earning transaction (the offer's earning filter in
     `filter_keys`, a union; `buckets` says which keys a participant has transactions for). A

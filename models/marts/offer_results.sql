@@ -1,10 +1,10 @@
 -- One row per participant x offer: the program qualifier, the offer's own qualifier, both, the
 -- sum of the offer's earnings (0 when none), a stepped offer's tiers, a stacked offer's overlap
--- and what is still on the table: int_offer_opportunities' columns in the contract's order, with
+-- and what is still on the table: int_incentives__offer_opportunities' columns in the contract's order, with
 -- the run.
 with pairs as (
     -- every evaluated pair with its qualifiers, earnings, tiers and what is still on the table
-    select * from {{ ref('int_offer_opportunities') }}
+    select * from {{ ref('incentives', 'int_incentives__offer_opportunities') }}
 ),
 
 final as (

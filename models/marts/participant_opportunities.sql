@@ -4,11 +4,11 @@
 -- (amount_at_stake): for an unqualified offer that would pay, qualifying: the blocking
 -- qualification closest to met; otherwise the next tier.
 with offer_results as (
-    select * from {{ ref('offer_results') }}
+    select * from {{ ref('incentives', 'offer_results') }}
 ),
 
 qualification_results as (
-    select * from {{ ref('qualification_results') }}
+    select * from {{ ref('incentives', 'qualification_results') }}
 ),
 
 opportunities as (

@@ -1,8 +1,11 @@
 -- One row per participant x qualified offer x incentive rate key x transaction: the rows of
--- int_earnings (the qualified pairs' earning rows, each calculator's formula from
+-- int_incentives__earnings (the qualified pairs' earning rows, each calculator's formula from
 -- macros/calculators/) that reached a rate. incentive_amount is rounded to cents row by row.
+-- The pass-through columns come from stg_incentives__transactions, a parent whatever the var (so
+-- that the unit tests give it whether or not a project sets one):
+-- depends_on: {{ ref('incentives', 'stg_incentives__transactions') }}
 with earnings as (
-    select * from {{ ref('int_earnings') }}
+    select * from {{ ref('incentives', 'int_incentives__earnings') }}
     where incentive_rate_value is not null
 ),
 
@@ -37,7 +40,7 @@ final as (
 -- the transaction columns a project passes through (var incentives_transaction_passthrough_columns)
 passthrough as (
     select transaction_id {%- for column in passthrough %}, {{ column.alias }}{% endfor %}
-    from {{ ref('stg_transactions') }}
+    from {{ ref('incentives', 'stg_incentives__transactions') }}
 ),
 
 with_passthrough as (

@@ -1,11 +1,11 @@
 -- One row per participant x offer x qualification; program-level qualifications are repeated
 -- on every offer of their program, whether or not the program qualified.
 with status as (
-    select * from {{ ref('int_qualification_status') }}
+    select * from {{ ref('incentives', 'int_incentives__qualification_status') }}
 ),
 
 offers as (
-    select * from {{ ref('stg_rules__offers') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_offers') }}
 ),
 
 final as (

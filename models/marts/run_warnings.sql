@@ -4,52 +4,52 @@
 -- materialized whole (all columns, every row) on DuckDB.
 with transaction_skus as (
     select sku_key, count(*) as row_count
-    from {{ ref('stg_transactions') }}
+    from {{ ref('incentives', 'stg_incentives__transactions') }}
     group by sku_key
 ),
 
 transaction_entities as (
     select distinct entity_id
-    from {{ ref('stg_transactions') }}
+    from {{ ref('incentives', 'stg_incentives__transactions') }}
     where entity_id is not null
 ),
 
 transaction_ids as (
     select transaction_id
-    from {{ ref('stg_transactions') }}
+    from {{ ref('incentives', 'stg_incentives__transactions') }}
 ),
 
 transaction_uoms as (
     select sku_key, uom_key, transaction_type, transaction_date
-    from {{ ref('stg_transactions') }}
+    from {{ ref('incentives', 'stg_incentives__transactions') }}
 ),
 
 products as (
-    select * from {{ ref('stg_products') }}
+    select * from {{ ref('incentives', 'stg_incentives__products') }}
 ),
 
 properties as (
-    select * from {{ ref('stg_properties') }}
+    select * from {{ ref('incentives', 'stg_incentives__properties') }}
 ),
 
 waivers as (
-    select * from {{ ref('stg_waivers') }}
+    select * from {{ ref('incentives', 'stg_incentives__waivers') }}
 ),
 
 enrollments as (
-    select * from {{ ref('stg_enrollments') }}
+    select * from {{ ref('incentives', 'stg_incentives__enrollments') }}
 ),
 
 offers as (
-    select * from {{ ref('stg_rules__offers') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_offers') }}
 ),
 
 qualifications as (
-    select * from {{ ref('stg_rules__qualifications') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_qualifications') }}
 ),
 
 set_skus as (
-    select * from {{ ref('stg_rules__stacked_set_skus') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_stacked_set_skus') }}
 ),
 
 participants as (

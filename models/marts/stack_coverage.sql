@@ -1,8 +1,8 @@
 -- Stacked offers, for BI: one row per participant x stacked offer x stack x SKU set (every
 -- evaluated participant, qualified or not) with the set's coverage units and the stack's overlap
--- (the coverage that earns); computed in int_stack_coverage, which offer_results reads too.
+-- (the coverage that earns); computed in int_incentives__stack_coverage, which offer_results reads too.
 with stack_coverage as (
-    select * from {{ ref('int_stack_coverage') }}
+    select * from {{ ref('incentives', 'int_incentives__stack_coverage') }}
 ),
 
 final as (

@@ -2,19 +2,19 @@
 -- qualifier is stored as OR-of-AND terms; a qualification counts as true when met or waived; a
 -- scope without terms (no qualifier) is qualified.
 with evaluations as (
-    select * from {{ ref('int_evaluations') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluations') }}
 ),
 
 offers as (
-    select * from {{ ref('stg_rules__offers') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_offers') }}
 ),
 
 terms as (
-    select * from {{ ref('stg_rules__qualifier_terms') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_qualifier_terms') }}
 ),
 
 status as (
-    select * from {{ ref('int_qualification_status') }}
+    select * from {{ ref('incentives', 'int_incentives__qualification_status') }}
 ),
 
 scoped_terms as (

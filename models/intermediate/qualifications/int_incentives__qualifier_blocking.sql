@@ -11,15 +11,15 @@
 -- sorted key list is built once per output row (on DuckDB with list_sort, see sorted_keys.sql).
 -- This query on DuckDB, 2 threads: CPU 35.6 s -> 9.5-10.8 s (bench/results.md, 2026-12-01).
 with terms as (
-    select * from {{ ref('stg_rules__qualifier_terms') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_qualifier_terms') }}
 ),
 
 status as (
-    select * from {{ ref('int_qualification_status') }}
+    select * from {{ ref('incentives', 'int_incentives__qualification_status') }}
 ),
 
 numbered_terms as (
-    -- an integer id per scope (program, or program x offer), as in int_offer_status
+    -- an integer id per scope (program, or program x offer), as in int_incentives__offer_status
     select
         program_key,
         coalesce(offer_key, '') as scope_offer_key,

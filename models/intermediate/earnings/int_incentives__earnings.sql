@@ -9,11 +9,11 @@
 -- offer below its lowest tier keeps its earning transactions with a null rate (and null amounts):
 -- potential_earnings keeps the rows with a rate.
 with earning_rows as (
-    select * from {{ ref('int_earnings_standard') }}
+    select * from {{ ref('incentives', 'int_incentives__earnings_standard') }}
     union all
-    select * from {{ ref('int_earnings_stepped') }}
+    select * from {{ ref('incentives', 'int_incentives__earnings_stepped') }}
     union all
-    select * from {{ ref('int_earnings_stacked') }}
+    select * from {{ ref('incentives', 'int_incentives__earnings_stacked') }}
 ),
 
 final as (

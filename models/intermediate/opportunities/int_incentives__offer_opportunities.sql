@@ -3,9 +3,9 @@
 {{ config(materialized='table' if target.type in ('spark', 'databricks') else 'view') }}
 
 -- Per participant x offer (every evaluated pair, qualified or not), what offer_results says of
--- the pair: its qualifiers (int_offer_status), what it earns (the sum of its potential_earnings
--- rows), a stepped offer's tiers (int_stepped_thresholds), a stacked offer's overlap
--- (int_stack_coverage), what the offer would pay on the current transactions if its qualifiers
+-- the pair: its qualifiers (int_incentives__offer_status), what it earns (the sum of its potential_earnings
+-- rows), a stepped offer's tiers (int_incentives__stepped_thresholds), a stacked offer's overlap
+-- (int_incentives__stack_coverage), what the offer would pay on the current transactions if its qualifiers
 -- were true (waivers and thresholds as they are), what a stepped offer would pay at its next tier
 -- and the uplift, and the qualification keys that block the program's and the offer's qualifiers.
 -- The earning rows: potential_earnings holds the qualified pairs' (written once); the other pairs'
@@ -14,15 +14,15 @@
 -- (macros/strategies/) and calculators (_calculated_earning_rows) and summed without being
 -- written. No pair's rows are computed twice.
 with offer_status as (
-    select * from {{ ref('int_offer_status') }}
+    select * from {{ ref('incentives', 'int_incentives__offer_status') }}
 ),
 
 earned_rows as (
-    select * from {{ ref('potential_earnings') }}
+    select * from {{ ref('incentives', 'potential_earnings') }}
 ),
 
 stepped as (
-    select * from {{ ref('int_stepped_thresholds') }}
+    select * from {{ ref('incentives', 'int_incentives__stepped_thresholds') }}
 ),
 
 thresholds as (
@@ -31,11 +31,11 @@ thresholds as (
 ),
 
 blocking as (
-    select * from {{ ref('int_qualifier_blocking') }}
+    select * from {{ ref('incentives', 'int_incentives__qualifier_blocking') }}
 ),
 
 stack_coverage as (
-    select * from {{ ref('int_stack_coverage') }}
+    select * from {{ ref('incentives', 'int_incentives__stack_coverage') }}
 ),
 
 stacked as (
@@ -80,20 +80,20 @@ stepped_pairs as (
 
 opportunity_earning_rows as (
     select * from (
-        {{ incentives._standard_earning_rows('standard_pairs', ref('stg_rules__standard_rates'),
-                                             ref('int_transaction_buckets'), ref('int_transactions')) }}
+        {{ incentives._standard_earning_rows('standard_pairs', ref('incentives', 'stg_incentives__rules_standard_rates'),
+                                             ref('incentives', 'int_incentives__transaction_buckets'), ref('incentives', 'int_incentives__transactions')) }}
     ) as standard_rows
     union all
     select * from (
-        {{ incentives._stepped_earning_rows('stepped_pairs', ref('stg_rules__offers'), ref('stg_rules__stepped_tiers'),
-                                            ref('stg_rules__filter_keys'), ref('int_transaction_buckets'),
-                                            ref('int_stepped_thresholds'), ref('stg_properties'),
-                                            ref('int_transactions')) }}
+        {{ incentives._stepped_earning_rows('stepped_pairs', ref('incentives', 'stg_incentives__rules_offers'), ref('incentives', 'stg_incentives__rules_stepped_tiers'),
+                                            ref('incentives', 'stg_incentives__rules_filter_keys'), ref('incentives', 'int_incentives__transaction_buckets'),
+                                            ref('incentives', 'int_incentives__stepped_thresholds'), ref('incentives', 'stg_incentives__properties'),
+                                            ref('incentives', 'int_incentives__transactions')) }}
     ) as stepped_rows
     union all
     select * from (
-        {{ incentives._stacked_earning_rows('stacked_pairs', ref('stg_rules__stacked_set_skus'),
-                                            ref('int_transactions'), ref('int_stack_coverage')) }}
+        {{ incentives._stacked_earning_rows('stacked_pairs', ref('incentives', 'stg_incentives__rules_stacked_set_skus'),
+                                            ref('incentives', 'int_incentives__transactions'), ref('incentives', 'int_incentives__stack_coverage')) }}
     ) as stacked_rows
 ),
 

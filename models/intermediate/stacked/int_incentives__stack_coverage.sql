@@ -7,24 +7,24 @@
 -- overlap_weighted_quantity / overlap_conversion_rate; the reported set_coverage and overlap
 -- are those quotients rounded once to 10 places. A set beyond the bounds of exact coverage fails
 -- the build with a message naming the offer, the set and the participant. Read by
--- int_earnings_stacked (the qualified pairs' earning rows), the mart stack_coverage (which adds
--- the run_id) and int_offer_opportunities (the overlap per offer, and the unqualified pairs'
+-- int_incentives__earnings_stacked (the qualified pairs' earning rows), the mart stack_coverage (which adds
+-- the run_id) and int_incentives__offer_opportunities (the overlap per offer, and the unqualified pairs'
 -- earning rows).
 with evaluated as (
-    select * from {{ ref('int_offer_status') }}
+    select * from {{ ref('incentives', 'int_incentives__offer_status') }}
     where strategy_key = 'stacked'
 ),
 
 set_skus as (
-    select * from {{ ref('stg_rules__stacked_set_skus') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_stacked_set_skus') }}
 ),
 
 stacks as (
-    select * from {{ ref('stg_rules__stacked_stacks') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_stacked_stacks') }}
 ),
 
 transactions as (
-    select * from {{ ref('int_transactions') }}
+    select * from {{ ref('incentives', 'int_incentives__transactions') }}
 ),
 
 set_transactions as (

@@ -1,9 +1,9 @@
 -- The default of each request-level property: the request rows with an empty entity_id, one per
--- key (the smallest text when several). Read beside int_participant_properties by the property
--- qualifications (int_qualification_measures) and the stepped thresholds (int_stepped_thresholds)
+-- key (the smallest text when several). Read beside int_incentives__participant_properties by the property
+-- qualifications (int_incentives__qualification_measures) and the stepped thresholds (int_incentives__stepped_thresholds)
 -- when the participant has no request row of its own.
 with properties as (
-    select * from {{ ref('stg_properties') }}
+    select * from {{ ref('incentives', 'stg_incentives__properties') }}
 ),
 
 final as (

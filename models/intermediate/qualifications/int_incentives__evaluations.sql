@@ -1,19 +1,19 @@
 -- Every participant x program pair to evaluate: all pairs, or only enrolled ones when
 -- enrollments has rows.
 with transactions as (
-    select * from {{ ref('stg_transactions') }}
+    select * from {{ ref('incentives', 'stg_incentives__transactions') }}
 ),
 
 properties as (
-    select * from {{ ref('stg_properties') }}
+    select * from {{ ref('incentives', 'stg_incentives__properties') }}
 ),
 
 offers as (
-    select * from {{ ref('stg_rules__offers') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_offers') }}
 ),
 
 enrollments as (
-    select * from {{ ref('stg_enrollments') }}
+    select * from {{ ref('incentives', 'stg_incentives__enrollments') }}
 ),
 
 participants as (

@@ -2,19 +2,19 @@
 -- is > 0 (excluded SKUs dropped, only listed brands when a list is given, SKUs missing from the
 -- catalogue have no brand).
 with qualifications as (
-    select * from {{ ref('stg_rules__qualifications') }} where qualification_type = 'brand_count'
+    select * from {{ ref('incentives', 'stg_incentives__rules_qualifications') }} where qualification_type = 'brand_count'
 ),
 
 sku_totals as (
-    select * from {{ ref('int_filter_sku_totals') }}
+    select * from {{ ref('incentives', 'int_incentives__filter_sku_totals') }}
 ),
 
 products as (
-    select * from {{ ref('stg_products') }}
+    select * from {{ ref('incentives', 'stg_incentives__products') }}
 ),
 
 brand_rules as (
-    select * from {{ ref('stg_rules__qualification_brand_rules') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_qualification_brand_rules') }}
 ),
 
 excluded_skus as (

@@ -6,11 +6,11 @@
 -- qualification key, the same level (empty offer_key = program level, else that offer) and this
 -- participant or every participant.
 with measures as (
-    select * from {{ ref('int_qualification_measures') }}
+    select * from {{ ref('incentives', 'int_incentives__qualification_measures') }}
 ),
 
 waivers as (
-    select * from {{ ref('stg_waivers') }}
+    select * from {{ ref('incentives', 'stg_incentives__waivers') }}
 ),
 
 -- the waivers are split by whom they name and made distinct, so each measure row probes two small

@@ -1,11 +1,11 @@
 -- Transactions pre-aggregated once per participant x SKU x type x time bucket: every filter
 -- (qualifications, stepped thresholds) is evaluated on these rows, never per transaction.
 with transactions as (
-    select * from {{ ref('int_transactions') }}
+    select * from {{ ref('incentives', 'int_incentives__transactions') }}
 ),
 
 buckets as (
-    select * from {{ ref('stg_rules__time_buckets') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_time_buckets') }}
 ),
 
 aggregated as (

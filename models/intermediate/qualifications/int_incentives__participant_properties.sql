@@ -1,8 +1,8 @@
 -- Request- and entity-level property texts per participant x key: the participant's own
 -- request row and its entity row (the request defaults, empty entity_id, are
--- int_request_default_properties).
+-- int_incentives__request_default_properties).
 with properties as (
-    select * from {{ ref('stg_properties') }}
+    select * from {{ ref('incentives', 'stg_incentives__properties') }}
 ),
 
 by_row as (

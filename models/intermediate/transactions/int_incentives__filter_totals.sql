@@ -1,8 +1,8 @@
 -- Net quantity and value (as `amount`) per participant x filter group: the per-SKU rows of
--- int_filter_sku_totals summed once, read by the qualification measures (filter, numerator and
+-- int_incentives__filter_sku_totals summed once, read by the qualification measures (filter, numerator and
 -- denominator totals) and the stepped thresholds.
 with sku_totals as (
-    select * from {{ ref('int_filter_sku_totals') }}
+    select * from {{ ref('incentives', 'int_incentives__filter_sku_totals') }}
 ),
 
 final as (

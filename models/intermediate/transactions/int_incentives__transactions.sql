@@ -2,20 +2,20 @@
 -- time bucket their date falls in. Prices and buckets are resolved once per distinct date (and
 -- SKU), so the transactions only meet small tables in equality joins.
 with transactions as (
-    select * from {{ ref('stg_transactions') }}
+    select * from {{ ref('incentives', 'stg_incentives__transactions') }}
 ),
 
 prices as (
-    select * from {{ ref('stg_prices') }}
+    select * from {{ ref('incentives', 'stg_incentives__prices') }}
 ),
 
 buckets as (
-    select * from {{ ref('stg_rules__time_buckets') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_time_buckets') }}
 ),
 
 transaction_dates as (
     -- from the model itself, not the CTE above: a CTE read twice is materialized (10M rows)
-    select distinct transaction_date from {{ ref('stg_transactions') }} where transaction_date is not null
+    select distinct transaction_date from {{ ref('incentives', 'stg_incentives__transactions') }} where transaction_date is not null
 ),
 
 date_buckets as (

@@ -2,27 +2,27 @@
 -- threshold value (aggregated amount / quantity over the threshold filters, or a request / entity
 -- property; null for a transaction-level property) and the tier it reaches.
 with evaluations as (
-    select * from {{ ref('int_evaluations') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluations') }}
 ),
 
 offers as (
-    select * from {{ ref('stg_rules__offers') }} where strategy_key = 'stepped'
+    select * from {{ ref('incentives', 'stg_incentives__rules_offers') }} where strategy_key = 'stepped'
 ),
 
 tiers as (
-    select * from {{ ref('stg_rules__stepped_tiers') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_stepped_tiers') }}
 ),
 
 filter_totals as (
-    select * from {{ ref('int_filter_totals') }}
+    select * from {{ ref('incentives', 'int_incentives__filter_totals') }}
 ),
 
 participant_properties as (
-    select * from {{ ref('int_participant_properties') }}
+    select * from {{ ref('incentives', 'int_incentives__participant_properties') }}
 ),
 
 default_properties as (
-    select * from {{ ref('int_request_default_properties') }}
+    select * from {{ ref('incentives', 'int_incentives__request_default_properties') }}
 ),
 
 thresholds as (

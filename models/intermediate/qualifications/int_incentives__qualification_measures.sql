@@ -2,27 +2,27 @@
 -- evaluated for: target, actual, difference and met (before waivers). The expressions of each
 -- qualification type come from its macro in macros/qualifications/.
 with evaluations as (
-    select * from {{ ref('int_evaluations') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluations') }}
 ),
 
 qualifications as (
-    select * from {{ ref('stg_rules__qualifications') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_qualifications') }}
 ),
 
 filter_totals as (
-    select * from {{ ref('int_filter_totals') }}
+    select * from {{ ref('incentives', 'int_incentives__filter_totals') }}
 ),
 
 brand_counts as (
-    select * from {{ ref('int_brand_counts') }}
+    select * from {{ ref('incentives', 'int_incentives__brand_counts') }}
 ),
 
 participant_properties as (
-    select * from {{ ref('int_participant_properties') }}
+    select * from {{ ref('incentives', 'int_incentives__participant_properties') }}
 ),
 
 default_properties as (
-    select * from {{ ref('int_request_default_properties') }}
+    select * from {{ ref('incentives', 'int_incentives__request_default_properties') }}
 ),
 
 joined as (

@@ -7,32 +7,32 @@
 -- filters a program's qualifications and stepped thresholds read (earning filters join
 -- transactions directly). Without enrollments every participant is evaluated for every program.
 with bucket_rows as (
-    select * from {{ ref('int_transaction_buckets') }}
+    select * from {{ ref('incentives', 'int_incentives__transaction_buckets') }}
 ),
 
 any_sku_bucket_rows as (
     -- the same rows for the any-SKU keys (see _filter_key_matches)
-    select * from {{ ref('int_transaction_buckets') }}
+    select * from {{ ref('incentives', 'int_incentives__transaction_buckets') }}
 ),
 
 filter_keys as (
-    select * from {{ ref('stg_rules__filter_keys') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_filter_keys') }}
 ),
 
 evaluations as (
-    select * from {{ ref('int_evaluations') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluations') }}
 ),
 
 enrollments as (
-    select * from {{ ref('stg_enrollments') }}
+    select * from {{ ref('incentives', 'stg_incentives__enrollments') }}
 ),
 
 qualifications as (
-    select * from {{ ref('stg_rules__qualifications') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_qualifications') }}
 ),
 
 offers as (
-    select * from {{ ref('stg_rules__offers') }}
+    select * from {{ ref('incentives', 'stg_incentives__rules_offers') }}
 ),
 
 brand_filters as (
