@@ -39,14 +39,27 @@ where qualifications.qualification_id is null
     offer's one common denominator (docs/semantics.md, "Stacked coverage"): a row that breaks
     either would compute coverage from numbers the programs do not hold. -#}
 {% test stacked_weights_match_rates(model) %}
+with rows as (
+    -- typed here: a seed's columns may be loaded as text (Spark)
+    select
+        offer_key,
+        set_key,
+        sku_key,
+        cast(conversion_rate as decimal(38,10)) as conversion_rate,
+        cast(coverage_weight as decimal(38,0)) as coverage_weight,
+        cast(set_conversion_rate as decimal(38,10)) as set_conversion_rate,
+        cast(offer_coverage_multiplier as decimal(38,0)) as offer_coverage_multiplier
+    from {{ model }}
+)
+
 select offer_key, set_key, sku_key
-from {{ model }}
+from rows
 where conversion_rate * coverage_weight <> set_conversion_rate
     or coverage_weight < 1
     or offer_coverage_multiplier < 1
 union all
 select offer_key, cast(null as {{ dbt.type_string() }}) as set_key, cast(null as {{ dbt.type_string() }}) as sku_key
-from {{ model }}
+from rows
 group by offer_key
 having count(distinct set_conversion_rate * offer_coverage_multiplier) > 1
 {% endtest %}
