@@ -219,10 +219,8 @@ def test_stacked_coverage_scales_are_exact_integers() -> None:
 
 
 @pytest.mark.parametrize("rates, pay_rate, path, words", [
-    ([{"sku_key": "t", "rate": 10000, "from": "gal"}], 1, "sku_sets[1].conversion.rates", "too large"),
-    ([{"sku_key": "t", "rate": 1, "from": "gal"}, {"sku_key": "u", "rate": "0.0000001", "from": "gal"}], 1,
-     "sku_sets[1].conversion.rates", "too far apart"),
     ([{"sku_key": "t", "rate": "0.5", "from": "gal"}], 10 ** 10, "sku_sets[1].rates[0].rate", "rate too large"),
+    ([{"sku_key": "t", "rate": "0.00000001", "from": "gal"}], 10 ** 9, "sku_sets[1].rates[0].rate", "rate too large"),
 ])
 def test_stacked_offer_beyond_exact_bounds_is_refused_with_location(rates: list, pay_rate: Any, path: str,
                                                                     words: str) -> None:
@@ -232,3 +230,12 @@ def test_stacked_offer_beyond_exact_bounds_is_refused_with_location(rates: list,
     assert f"programs[0].offers[0].incentive.{path}" in text and words in text and "'p'" in text, text
     # a 10-place rate alone is within the bounds
     compile_text(json.dumps(_stacked_program([{"sku_key": "t", "rate": "0.1234567891", "from": "gal"}])))
+
+
+def test_stacked_rates_without_a_common_denominator_keep_10_places() -> None:
+    """Rates of one set with unrelated numerators (0.436203 and 0.460906 gal per acre: a common
+    rate of about 2 x 10^11) are beyond the bounds of exact coverage: the offer's rows carry
+    weight 0 and set rate 0, and each transaction's coverage is rounded to 10 places."""
+    rules, _ = compile_text(json.dumps(_stacked_program([
+        {"sku_key": "a", "rate": "0.436203", "from": "gal"}, {"sku_key": "b", "rate": "0.460906", "from": "gal"}])))
+    assert {r[-3:] for r in rules.tables["stacked_set_skus"]} == {("0", "0", "1")}

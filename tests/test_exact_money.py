@@ -53,6 +53,16 @@ def _programs() -> dict:
                  "stacks": [{"key": "anchor_and_paying", "sku_set_keys": ["anchor", "paying"]}]}},
             {"key": "ties.ilevo", "strategy_key": "stacked", "calculator_key": "dollars_per_coverage_unit",
              "incentive": _ilevo_incentive()},
+            # rates of one set without a common denominator within the bounds of exact coverage:
+            # each transaction's coverage is rounded to 10 places (docs/semantics.md)
+            {"key": "ties.mixed", "strategy_key": "stacked", "calculator_key": "dollars_per_coverage_unit",
+             "incentive": {"sku_sets": [
+                 {"key": "seed", "conversion": {"coverage_unit": "acre", "rates": [{"sku_key": "seed_unit", "rate": 1.0, "from": "unit"}]},
+                  "rates": [{"sku_key": "seed_unit", "rate": 0}]},
+                 {"key": "mixed", "conversion": {"coverage_unit": "acre", "rates": [
+                     {"sku_key": "mix_a", "rate": "0.436203", "from": "gal"}, {"sku_key": "mix_b", "rate": "0.460906", "from": "gal"}]},
+                  "rates": [{"sku_key": "mix_a", "rate": 1.5}, {"sku_key": "mix_b", "rate": 1.5}]}],
+                 "stacks": [{"sku_set_keys": ["seed", "mixed"]}]}},
             # $100 shared over three equal purchases: 33.333... each, rounded row by row
             {"key": "ties.thirds", "strategy_key": "standard", "calculator_key": "fixed_amount",
              "incentives": [{"key": "thirds", "rates": [{"sku_key": "bag", "rate": 100}]}]},
@@ -80,7 +90,9 @@ def _ilevo_rows() -> list[dict]:
                 "transaction_date": "2026-03-01", "sku_key": sku, "quantity": quantity, "uom_key": uom, "amount": amount}
 
     return [sell("S1", "seed_unit", D(14), "unit", D(4200)), sell("T1", "ilevo_gal", D(5), "gal", D(2500)),
-            sell("T2", "ilevo_gal", D(15), "gal", D(7500))]
+            sell("T2", "ilevo_gal", D(15), "gal", D(7500)),
+            sell("M1", "mix_a", D("3.3"), "gal", D(330)), sell("M2", "mix_b", D("7.1"), "gal", D(710)),
+            sell("M3", "mix_a", D("1.9"), "gal", D(190))]
 
 
 def _tables() -> dict:

@@ -105,6 +105,22 @@ def offer_denominator(scales: dict[str, SetScale]) -> int:
     return int(next(iter(scales.values())).rate * next(iter(scales.values())).multiplier) if scales else 1
 
 
+def exact_scales(sets: list[SkuSet]) -> dict[str, SetScale] | None:
+    """The offer's coverage scales when they are within the bounds of exact coverage, else None
+    (docs/semantics.md, "Stacked coverage": its rates have no common denominator small enough)."""
+    scales = coverage_scales(sets)
+    if not scales:
+        return None
+    denominator = offer_denominator(scales)
+    largest_rate = max(sc.rate for sc in scales.values())
+    largest_weight = max(max(sc.weights.values()) for sc in scales.values())
+    if largest_rate >= MAX_SET_CONVERSION_RATE or largest_rate * largest_weight >= MAX_RATE_TIMES_WEIGHT \
+            or denominator >= MAX_OFFER_DENOMINATOR \
+            or any(max(sc.weights.values()) * sc.multiplier >= MAX_WEIGHT_TIMES_MULTIPLIER for sc in scales.values()):
+        return None
+    return scales
+
+
 def _decimal_text(value: Fraction) -> str:
     """A fraction with a finite decimal expansion (every set rate is one) as number_text."""
     return number_text(Decimal(value.numerator) / Decimal(value.denominator))
@@ -156,33 +172,20 @@ class Stacked(IncentiveObjectStrategy):
         self._check_exact_bounds(c, w, op, inc)
 
     def _check_exact_bounds(self, c: IssueCollector, w: Where, op: str, inc: StackedIncentive) -> None:
-        """The bounds within which every engine computes the offer's coverage exactly."""
+        """The bounds within which every engine computes the offer's coverage exactly (an offer
+        whose conversion rates have no common denominator within them is computed with each
+        transaction's coverage rounded to 10 places: `exact_scales`)."""
         if len(inc.stacks) > MAX_STACKS:
             c.add(w(f"{op}.incentive.stacks"), "too many stacks to sum their overlaps exactly", len(inc.stacks),
                   f"at most {MAX_STACKS} stacks")
-        scales = coverage_scales(list(inc.sku_sets))
         if any(r.rate <= 0 for s in inc.sku_sets for r in s.conversion.rates):
             return  # reported above
-        denominator = offer_denominator(scales)
-        largest_rate = max(sc.rate for sc in scales.values())
+        scales = exact_scales(list(inc.sku_sets))
+        if scales is None:
+            return
         largest_weight = max(max(sc.weights.values()) for sc in scales.values())
         for s_i, s in enumerate(inc.sku_sets):
             sp = f"{op}.incentive.sku_sets[{s_i}]"
-            sc = scales[s.key]
-            weight = max(sc.weights.values())
-            rates = ", ".join(number_text(r.rate) for r in s.conversion.rates)
-            if sc.rate >= MAX_SET_CONVERSION_RATE:
-                c.add(w(f"{sp}.conversion.rates"), "conversion rates too large to compute coverage exactly", rates,
-                      f"rates whose common multiple {_decimal_text(sc.rate)} is below {MAX_SET_CONVERSION_RATE}")
-            elif largest_rate * weight >= MAX_RATE_TIMES_WEIGHT or sc.rate * largest_weight >= MAX_RATE_TIMES_WEIGHT:
-                c.add(w(f"{sp}.conversion.rates"), "conversion rates too far apart to compute coverage exactly", rates,
-                      f"rates whose common multiple ({_decimal_text(sc.rate)}, {weight} times the smallest) times the "
-                      f"offer's largest coverage weight and common multiple stays below {MAX_RATE_TIMES_WEIGHT}")
-            elif weight * sc.multiplier >= MAX_WEIGHT_TIMES_MULTIPLIER or denominator >= MAX_OFFER_DENOMINATOR:
-                c.add(w(f"{sp}.conversion.rates"),
-                      "the offer's conversion rates have no common denominator small enough to sum its overlaps exactly",
-                      rates, "conversion rates whose numerators share factors with the other sets' (e.g. 0.00921875 = "
-                      "59/6400 beside 1 and 0.5), or this set in an offer of its own")
             for r_i, r in enumerate(s.rates):
                 conv = next((x for x in s.conversion.rates if x.sku_key == r.sku_key), None)
                 if conv is None:
@@ -196,18 +199,19 @@ class Stacked(IncentiveObjectStrategy):
     def emit(self, g: Any, program: Any, offer: StackedOffer, periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
         calc = offer.calculator_key
         t = g.rules.tables
-        scales = coverage_scales(list(offer.incentive.sku_sets))
+        scales = exact_scales(list(offer.incentive.sku_sets))
         for s in offer.incentive.sku_sets:
             start, end = g.period(periods, s.period_key)
             pay = {r.sku_key: r for r in s.rates}
-            sc = scales[s.key]
+            # beyond the bounds: weight 0, set rate 0 (each transaction's coverage to 10 places)
+            sc = scales[s.key] if scales else SetScale(Fraction(0), {r.sku_key: 0 for r in s.conversion.rates}, 1)
             for conv in s.conversion.rates:
                 r = pay.get(conv.sku_key)
                 t["stacked_set_skus"].append((
                     program.key, offer.key, s.key, conv.sku_key, s.transaction_type, start.isoformat(),
                     end.isoformat(), conv.from_, number_text(conv.rate), number_text(r.rate) if r else "0",
                     (r.measure if r and r.measure else CALCULATORS[calc]),
-                    str(sc.weights[conv.sku_key]), _decimal_text(sc.rate), str(sc.multiplier),
+                    str(sc.weights[conv.sku_key]), _decimal_text(sc.rate) if sc.rate else "0", str(sc.multiplier),
                 ))
         for st in offer.incentive.stacks:
             key = stack_key(st)

@@ -44,8 +44,9 @@ stacked as (
     select
         entity_id,
         offer_key,
-        {{ incentives.quotient_of_products([['sum(overlap_scaled_coverage)', 4]], [], [['max(offer_coverage_denominator)', 0]], 10) }}
-            as stacked_overlap
+        case when max(offer_coverage_denominator) = 0 then {{ incentives.cast_measure('sum(overlap_scaled_coverage)') }}
+            else {{ incentives.quotient_of_products([['sum(overlap_scaled_coverage)', 4]], [], [['max(offer_coverage_denominator)', 0]], 10) }}
+        end as stacked_overlap
     from (
         select distinct entity_id, offer_key, stack_key, overlap_scaled_coverage, offer_coverage_denominator
         from stack_coverage
