@@ -14,9 +14,9 @@ from __future__ import annotations
 import io
 import json
 import shutil
-from contextlib import redirect_stdout
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import duckdb
 import pytest
@@ -41,8 +41,10 @@ def dbt_vars(own_schema: str, **extra: Any) -> dict[str, Any]:
             **{f"incentives_{name}_identifier": own for name, own in OWN_NAMES.items()}, **extra}
 
 
-def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR) -> tuple[bool, list[str]]:
-    """dbt in-process: (success, the names of the nodes that failed or errored)."""
+def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR,
+               messages: dict[str, str] | None = None) -> tuple[bool, list[str]]:
+    """dbt in-process: (success, the names of the nodes that failed or errored); `messages`
+    receives each such node's message."""
     from dbt.cli.main import dbtRunner
 
     failed: list[str] = []
@@ -53,6 +55,8 @@ def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR) -> tuple[bool, 
             node = event.data.node_info  # type: ignore[attr-defined]
             if node.node_status in ("error", "fail", "runtime error"):
                 failed.append(node.node_name)
+                if messages is not None:
+                    messages[node.node_name] = event.data.run_result.message  # type: ignore[attr-defined]
 
     try:
         result = dbtRunner(callbacks=[on_event]).invoke(
@@ -92,22 +96,7 @@ def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     with redirect_stdout(io.StringIO()):  # what seeds/ already holds: the compiled example
         assert main(["compile", str(EXAMPLES / "programs.json")]) == 0
-    scratch = _scratch_inputs()
-    if engine == "duckdb":
-        database = tmp_path / "warehouse.duckdb"
-        monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
-        _copy_to_duckdb(scratch, database)
-        own_schema, build_schema, warehouse = "sales", None, None
-    else:
-        settings = engines.target_settings(engine)
-        own_schema, build_schema = f"{settings['schema']}_sales", f"{settings['schema']}_alone"
-        warehouse = engines.connect(engine, settings)
-        warehouse.drop_schema(own_schema)
-        warehouse.create_schema(own_schema)
-        for name, own in OWN_NAMES.items():
-            warehouse.copy_from_duckdb(scratch, f"raw.{name}", own_schema, own)
-    scratch.close()
-    try:
+    with _own_inputs(engine, tmp_path, monkeypatch, "alone") as (own_schema, build_schema, database):
         extra = {"build_schema": build_schema} if build_schema else {}
         ok, failed = invoke_dbt(["build", "--target", engine, "--exclude", "test_type:unit",
                                  "--vars", json.dumps(dbt_vars(own_schema, **extra))])
@@ -120,6 +109,31 @@ def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_
         assert earnings and all(row[PASSTHROUGH] == "INV-" + row["transaction_id"] for row in earnings)
         for name in RESULT_TABLES:
             assert normalized(_without(built[name], "run_id", PASSTHROUGH)) == run_results[name], name
+
+
+@contextmanager
+def _own_inputs(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                name: str) -> Iterator[tuple[str, str | None, Path | None]]:
+    """The example's inputs under OWN_NAMES in a schema of their own on `engine`: yields (that
+    schema, the schema to build into (None: the target's), the DuckDB file); drops the schemas after."""
+    scratch = _scratch_inputs()
+    database = None
+    if engine == "duckdb":
+        database = tmp_path / "warehouse.duckdb"
+        monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
+        _copy_to_duckdb(scratch, database)
+        own_schema, build_schema, warehouse = "sales", None, None
+    else:
+        settings = engines.target_settings(engine)
+        own_schema, build_schema = f"{settings['schema']}_sales", f"{settings['schema']}_{name}"
+        warehouse = engines.connect(engine, settings)
+        warehouse.drop_schema(own_schema)
+        warehouse.create_schema(own_schema)
+        for table, own in OWN_NAMES.items():
+            warehouse.copy_from_duckdb(scratch, f"raw.{table}", own_schema, own)
+    scratch.close()
+    try:
+        yield own_schema, build_schema, database
     finally:
         if warehouse is not None:
             for schema in (own_schema, build_schema, f"{build_schema}_internal", f"{build_schema}_rules"):
@@ -187,6 +201,32 @@ def test_a_failed_compile_fails_dbt_build(project_copy: Path, tmp_path: Path, mo
     ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy)
     assert not ok
     assert failed == ["incentives_last_compile_succeeded_catalogue_status"]
+
+
+@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres", "spark")))
+def test_a_mart_whose_column_type_changes_fails_its_contract(engine: str, project_copy: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marts' contracts are enforced: a mart whose SQL changes a column's type fails the build
+    with dbt's contract error naming the column, before its table is written. stack_coverage's
+    overlap becomes a bigint (a numeric type of another kind: every engine), its set_coverage a
+    decimal of another scale (DuckDB and Spark; dbt-postgres compares the type names without
+    precision and scale, and the table it creates has the declared ones)."""
+    mart = project_copy / "models" / "marts" / "stack_coverage.sql"
+    sql = mart.read_text()
+    assert "        set_coverage,\n        overlap,\n" in sql
+    mart.write_text(sql.replace("        set_coverage,\n        overlap,\n",
+                                "        cast(set_coverage as decimal(38,4)) as set_coverage,\n"
+                                "        cast(overlap as bigint) as overlap,\n"))
+    with _own_inputs(engine, tmp_path, monkeypatch, "contract") as (own_schema, build_schema, _):
+        extra = {"build_schema": build_schema} if build_schema else {}
+        messages: dict[str, str] = {}
+        ok, failed = invoke_dbt(["build", "--target", engine, "--empty", "--select", "+stack_coverage",
+                                 "--exclude", "resource_type:test", "resource_type:unit_test", "--vars", json.dumps(dbt_vars(own_schema, **extra))], project_copy, messages)
+        assert not ok and failed == ["stack_coverage"], failed
+        message = messages["stack_coverage"]
+        assert "This model has an enforced contract that failed" in message, message
+        mismatched = {line.split("|")[1].strip() for line in message.splitlines() if "data type mismatch" in line}
+        assert mismatched == ({"overlap"} if engine == "postgres" else {"overlap", "set_coverage"}), message
 
 
 def test_a_bad_input_row_fails_dbt_build_with_a_test_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

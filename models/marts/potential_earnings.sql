@@ -1,6 +1,9 @@
 -- One row per participant x qualified offer x incentive rate key x transaction: the rows of
 -- int_earnings (the qualified pairs' earning rows, each calculator's formula from
 -- macros/calculators/) that reached a rate. incentive_amount is rounded to cents row by row.
+-- Its contract (models/marts/_marts.yml) lists the contract's columns only: with pass-through
+-- columns (var incentives_transaction_passthrough_columns) it is not enforced.
+{{ config(contract={'enforced': not incentives.transaction_passthrough_columns()}) }}
 with earnings as (
     select * from {{ ref('int_earnings') }}
     where incentive_rate_value is not null
