@@ -1,5 +1,5 @@
 # make install : .venv with the `incentives` CLI (.venv/bin/incentives), dbt-core, dbt-duckdb,
-#                dbt-postgres and dbt-spark[session] (pyspark)
+#                dbt-postgres, dbt-spark[session] (pyspark) and dbt-metricflow (the `mf` CLI)
 # make run     : the example end to end, prints the summary
 # make test    : installs, starts the engines, then every test (pytest: compiler, dbt unit tests,
 #                end to end, differential) on DuckDB, PostgreSQL, Spark in-process and a Spark Thrift
@@ -24,7 +24,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,postgres,spark,spark_thrift]"
+	$(BIN)/python -m pip install --quiet -e ".[test,postgres,spark,spark_thrift,metrics]"
 	touch $(STAMP)
 
 run: install
