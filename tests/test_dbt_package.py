@@ -41,16 +41,18 @@ def dbt_vars(own_schema: str, **extra: Any) -> dict[str, Any]:
             **{f"incentives_{name}_identifier": own for name, own in OWN_NAMES.items()}, **extra}
 
 
-def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR,
-               messages: dict[str, str] | None = None) -> tuple[bool, list[str]]:
+def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR, messages: dict[str, str] | None = None,
+               printed: list[str] | None = None) -> tuple[bool, list[str]]:
     """dbt in-process: (success, the names of the nodes that failed or errored); `messages`
-    receives each such node's message."""
+    receives each such node's message, `printed` what the project printed (print())."""
     from dbt.cli.main import dbtRunner
 
     failed: list[str] = []
 
     def on_event(event: object) -> None:
         info = getattr(event, "info", None)
+        if info is not None and info.name == "PrintEvent" and printed is not None:
+            printed.append(event.data.msg)  # type: ignore[attr-defined]
         if info is not None and info.name == "NodeFinished":
             node = event.data.node_info  # type: ignore[attr-defined]
             if node.node_status in ("error", "fail", "runtime error"):
@@ -169,12 +171,13 @@ def _duckdb_inputs(database: Path, bad_amount: bool = False) -> None:
 
 
 def _build_own_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project_dir: Path = PROJECT_DIR,
-                      bad_amount: bool = False) -> tuple[bool, list[str]]:
+                      bad_amount: bool = False, printed: list[str] | None = None) -> tuple[bool, list[str]]:
     """`dbt build` of `project_dir` on DuckDB against the example's inputs under OWN_NAMES."""
     database = tmp_path / "warehouse.duckdb"
     monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
     _duckdb_inputs(database, bad_amount)
-    return invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))], project_dir)
+    return invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))], project_dir,
+                      printed=printed)
 
 
 def test_damaged_rule_tables_fail_dbt_build_with_a_test_naming_them(project_copy: Path, tmp_path: Path,
@@ -186,10 +189,21 @@ def test_damaged_rule_tables_fail_dbt_build_with_a_test_naming_them(project_copy
     terms.write_text("\n".join([lines[0], ",".join(fields), *lines[2:]]) + "\n")
     rates = project_copy / "seeds" / "standard_rates.csv"
     rates.write_text(rates.read_text() + rates.read_text().splitlines()[1] + "\n")  # a rate twice
-    ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy)
+    printed: list[str] = []
+    ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy, printed=printed)
     assert not ok
-    assert sorted(failed) == ["incentives_qualifier_terms_name_qualifications_qualifier_terms_",
+    assert sorted(failed) == ["incentives_qualifier_terms_name_qualifications",
                               "incentives_unique_combination_standard_rates_offer_key__incentive_rate_key__sku_key"]
+    # what is wrong, with the offending key, printed once per failed test after the build
+    # (macros/tests/failing_rows.sql)
+    assert len(printed) == 2, printed
+    terms, rates = sorted(printed)
+    assert terms.startswith("failing rows of test incentives_qualifier_terms_name_qualifications (a qualifier term"
+                            " names a qualification its program or offer does not define): 1 row\n"), terms
+    assert f"term_id = {fields[2]}, qualification_key = no_such_qualification" in terms, terms
+    assert rates.startswith("failing rows of test incentives_unique_combination_standard_rates_offer_key__"
+                            "incentive_rate_key__sku_key (two rows of the rule table share its key): 1 row\n"), rates
+    assert "rows_per_key = 2" in rates, rates
 
 
 def test_a_failed_compile_fails_dbt_build(project_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -230,9 +244,13 @@ def test_a_mart_whose_column_type_changes_fails_its_contract(engine: str, projec
 
 
 def test_a_bad_input_row_fails_dbt_build_with_a_test_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ok, failed = _build_own_tables(tmp_path, monkeypatch, bad_amount=True)
+    printed: list[str] = []
+    ok, failed = _build_own_tables(tmp_path, monkeypatch, bad_amount=True, printed=printed)
     assert not ok
     assert failed == ["incentives_source_is_number_incentives_transactions_transactions_amount"]
+    assert len(printed) == 1 and printed[0].startswith(
+        "failing rows of test incentives_source_is_number_incentives_transactions_transactions_amount (is_number):"
+        " 1 row\n    problem_value = 12,50, transaction_id = "), printed
 
 
 INTEGRATION = PROJECT_DIR / "integration_tests"
@@ -305,3 +323,4 @@ def test_no_rejoin_of_upstream_concepts() -> None:
     # known, kept: the brand concern's one model (docs/architecture.md, "Rejoins")
     assert rejoins <= {("int_qualification_measures", "int_brand_counts")}, rejoins
     assert not any(c == "offer_results" or b == "int_stack_coverage" for c, b in rejoins)
+
