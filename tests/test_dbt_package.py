@@ -324,3 +324,31 @@ def test_no_rejoin_of_upstream_concepts() -> None:
     assert rejoins <= {("int_qualification_measures", "int_brand_counts")}, rejoins
     assert not any(c == "offer_results" or b == "int_stack_coverage" for c, b in rejoins)
 
+
+def test_readme_output_tables_match_the_contracts() -> None:
+    """The README's column tables (Outputs) list the columns of the marts' contracts
+    (models/marts/_marts.yml, the one declaration of the output tables: dbt enforces it), in their
+    order; `run_id`, which every table has, may be left to the sentence that says so. Every column
+    has a data_type, and the marts are the public models."""
+    import re
+
+    import yaml
+
+    readme = (PROJECT_DIR / "README.md").read_text()
+    outputs = readme.split("\n## Outputs\n", 1)[1].split("\n## ", 1)[0]
+    documented: dict[str, list[str]] = {}
+    for section in re.split(r"\n### ", outputs)[1:]:
+        name = re.match(r"`(\w+)`", section).group(1)  # type: ignore[union-attr]
+        rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| column ")]
+        documented[name] = [c.strip() for row in rows for c in row.split("|")[1].split(",")]
+    marts = yaml.safe_load((PROJECT_DIR / "models" / "marts" / "_marts.yml").read_text())["models"]
+    declared = {m["name"]: [c["name"] for c in m["columns"]] for m in marts}
+    assert set(documented) == set(declared) == {"qualification_results", "potential_earnings", "offer_results",
+                                                "participant_opportunities", "stack_coverage", "run_warnings"}
+    for name, columns in documented.items():
+        expected = declared[name] if "run_id" in columns else [c for c in declared[name] if c != "run_id"]
+        assert columns == expected, name
+    assert all(c.get("data_type") for m in marts for c in m["columns"])
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())["models"]["incentives"]
+    assert project["marts"]["+access"] == "public" and project["marts"]["+contract"] == {"enforced": True}
+    assert all(project[folder]["+access"] == "protected" for folder in ("staging", "rules", "intermediate", "semantic"))
