@@ -1,5 +1,5 @@
 # make install : .venv with the `incentives` CLI (.venv/bin/incentives), dbt-core, dbt-duckdb,
-#                dbt-postgres and dbt-spark[session] (pyspark)
+#                dbt-postgres, dbt-spark[session] (pyspark) and dbt-metricflow (the `mf` CLI)
 # make run     : the example end to end, prints the summary (compiles it into seeds/ first, for
 #                `dbt build` here too: seeds/ is not committed)
 # make compile : the example compiled into seeds/ (the rule tables as dbt seeds incentives__<table>)
@@ -26,7 +26,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,postgres,spark,spark_thrift]"
+	$(BIN)/python -m pip install --quiet -e ".[test,postgres,spark,spark_thrift,metrics]"
 	touch $(STAMP)
 
 run: compile

@@ -186,6 +186,21 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# What a failing row of each of the package's tests on the rule tables means: the test's
+# `meta.problem`, printed with the failing rows after a build (macros/tests/failing_rows.sql).
+PROBLEMS = {
+    "compiled_with_the_catalogue": "rows from another compile than incentives__catalogue.csv's (a table left from an earlier compile)",
+    "last_compile_succeeded": "the last incentives compile failed and emptied the rule tables: run it again and read its errors",
+    "unique_combination": "two rows of the rule table share its key",
+    "qualifier_terms_name_qualifications": "a qualifier term names a qualification its program or offer does not define",
+    "stacked_weights_match_rates": "a stacked SKU's coverage weight, set conversion rate or offer multiplier does not match its conversion rate",
+}
+
+
+def _meaning(indent: str, problem: str) -> list[str]:
+    return [f"{indent}config:", f"{indent}  meta: {{problem: {_quote(problem)}}}"]
+
+
 def seeds_yaml() -> str:
     """The seeds' properties file: column types, docs and data tests of every rule table and the
     catalogue (deterministic; written by `incentives compile` beside the CSVs)."""
@@ -208,7 +223,8 @@ def seeds_yaml() -> str:
             lines.append(f"        description: {_quote(c.description)}")
             tests = []
             if c.name == CATALOGUE_HASH and table != CATALOGUE:
-                tests.append("          - incentives.compiled_with_the_catalogue")
+                tests += ["          - incentives.compiled_with_the_catalogue:",
+                          *_meaning("              ", PROBLEMS["compiled_with_the_catalogue"])]
             if len(key) == 1 and c.name == key[0]:
                 tests += ["          - unique", "          - not_null"]
             accepted = ACCEPTED_VALUES.get((table, c.name))
@@ -217,7 +233,8 @@ def seeds_yaml() -> str:
                 tests.append("              arguments:")
                 tests.append("                values: [" + ", ".join(_quote(v) for v in accepted) + "]")
             if table == CATALOGUE and c.name == "status":
-                tests.append("          - incentives.last_compile_succeeded")
+                tests += ["          - incentives.last_compile_succeeded:",
+                          *_meaning("              ", PROBLEMS["last_compile_succeeded"])]
             if tests:
                 lines.append("        data_tests:")
                 lines.extend(tests)
@@ -231,11 +248,18 @@ def seeds_yaml() -> str:
         table_tests = []
         if len(table.key) > 1:
             table_tests += ["      - incentives.unique_combination:", "          arguments:",
-                            "            columns: [" + ", ".join(table.key) + "]"]
+                            "            columns: [" + ", ".join(table.key) + "]",
+                            *_meaning("          ", PROBLEMS["unique_combination"])]
         if table.name == "qualifier_terms":
-            table_tests.append("      - incentives.qualifier_terms_name_qualifications")
+            # named: dbt's generated name of a table-level test without arguments ends in "_"
+            table_tests += ["      - incentives.qualifier_terms_name_qualifications:",
+                            "          name: incentives_qualifier_terms_name_qualifications",
+                            *_meaning("          ", PROBLEMS["qualifier_terms_name_qualifications"])]
         if table.name == "stacked_set_skus":
-            table_tests.append("      - incentives.stacked_weights_match_rates")
+            # named: dbt's generated name of a table-level test without arguments ends in "_"
+            table_tests += ["      - incentives.stacked_weights_match_rates:",
+                            "          name: incentives_stacked_weights_match_rates",
+                            *_meaning("          ", PROBLEMS["stacked_weights_match_rates"])]
         if table_tests:
             lines.append("    data_tests:")
             lines.extend(table_tests)

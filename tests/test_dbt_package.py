@@ -14,9 +14,9 @@ from __future__ import annotations
 import io
 import json
 import shutil
-from contextlib import redirect_stdout
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import duckdb
 import pytest
@@ -41,10 +41,11 @@ def dbt_vars(own_schema: str, **extra: Any) -> dict[str, Any]:
             **{f"incentives_{name}_identifier": own for name, own in OWN_NAMES.items()}, **extra}
 
 
-def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR,
-               warnings: list[str] | None = None) -> tuple[bool, list[str]]:
+def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR, warnings: list[str] | None = None,
+               messages: dict[str, str] | None = None, printed: list[str] | None = None) -> tuple[bool, list[str]]:
     """dbt in-process: (success, the names of the nodes that failed or errored); `warnings`
-    collects the message of every warning dbt logs."""
+    collects the message of every warning dbt logs, `messages` each failed node's message,
+    `printed` what the project printed (print())."""
     from dbt.cli.main import dbtRunner
 
     failed: list[str] = []
@@ -53,10 +54,14 @@ def invoke_dbt(args: list[str], project_dir: Path = PROJECT_DIR,
         info = getattr(event, "info", None)
         if warnings is not None and info is not None and info.level == "warn":
             warnings.append(f"{info.name}: {info.msg}")
+        if info is not None and info.name == "PrintEvent" and printed is not None:
+            printed.append(event.data.msg)  # type: ignore[attr-defined]
         if info is not None and info.name == "NodeFinished":
             node = event.data.node_info  # type: ignore[attr-defined]
             if node.node_status in ("error", "fail", "runtime error"):
                 failed.append(node.node_name)
+                if messages is not None:
+                    messages[node.node_name] = event.data.run_result.message  # type: ignore[attr-defined]
 
     try:
         result = dbtRunner(callbacks=[on_event]).invoke(
@@ -96,22 +101,7 @@ def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     with redirect_stdout(io.StringIO()):  # the compiled example into seeds/ (not committed)
         assert main(["compile", str(EXAMPLES / "programs.json")]) == 0
-    scratch = _scratch_inputs()
-    if engine == "duckdb":
-        database = tmp_path / "warehouse.duckdb"
-        monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
-        _copy_to_duckdb(scratch, database)
-        own_schema, build_schema, warehouse = "sales", None, None
-    else:
-        settings = engines.target_settings(engine)
-        own_schema, build_schema = f"{settings['schema']}_sales", f"{settings['schema']}_alone"
-        warehouse = engines.connect(engine, settings)
-        warehouse.drop_schema(own_schema)
-        warehouse.create_schema(own_schema)
-        for name, own in OWN_NAMES.items():
-            warehouse.copy_from_duckdb(scratch, f"raw.{name}", own_schema, own)
-    scratch.close()
-    try:
+    with _own_inputs(engine, tmp_path, monkeypatch, "alone") as (own_schema, build_schema, database):
         extra = {"build_schema": build_schema} if build_schema else {}
         ok, failed = invoke_dbt(["build", "--target", engine, "--exclude", "test_type:unit",
                                  "--vars", json.dumps(dbt_vars(own_schema, **extra))])
@@ -124,6 +114,31 @@ def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_
         assert earnings and all(row[PASSTHROUGH] == "INV-" + row["transaction_id"] for row in earnings)
         for name in RESULT_TABLES:
             assert normalized(_without(built[name], "run_id", PASSTHROUGH)) == run_results[name], name
+
+
+@contextmanager
+def _own_inputs(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                name: str) -> Iterator[tuple[str, str | None, Path | None]]:
+    """The example's inputs under OWN_NAMES in a schema of their own on `engine`: yields (that
+    schema, the schema to build into (None: the target's), the DuckDB file); drops the schemas after."""
+    scratch = _scratch_inputs()
+    database = None
+    if engine == "duckdb":
+        database = tmp_path / "warehouse.duckdb"
+        monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
+        _copy_to_duckdb(scratch, database)
+        own_schema, build_schema, warehouse = "sales", None, None
+    else:
+        settings = engines.target_settings(engine)
+        own_schema, build_schema = f"{settings['schema']}_sales", f"{settings['schema']}_{name}"
+        warehouse = engines.connect(engine, settings)
+        warehouse.drop_schema(own_schema)
+        warehouse.create_schema(own_schema)
+        for table, own in OWN_NAMES.items():
+            warehouse.copy_from_duckdb(scratch, f"raw.{table}", own_schema, own)
+    scratch.close()
+    try:
+        yield own_schema, build_schema, database
     finally:
         if warehouse is not None:
             for schema in (own_schema, build_schema, f"{build_schema}_internal", f"{build_schema}_rules"):
@@ -161,12 +176,13 @@ def _duckdb_inputs(database: Path, bad_amount: bool = False) -> None:
 
 
 def _build_own_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project_dir: Path = PROJECT_DIR,
-                      bad_amount: bool = False) -> tuple[bool, list[str]]:
+                      bad_amount: bool = False, printed: list[str] | None = None) -> tuple[bool, list[str]]:
     """`dbt build` of `project_dir` on DuckDB against the example's inputs under OWN_NAMES."""
     database = tmp_path / "warehouse.duckdb"
     monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
     _duckdb_inputs(database, bad_amount)
-    return invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))], project_dir)
+    return invoke_dbt(["build", "--exclude", "test_type:unit", "--vars", json.dumps(dbt_vars("sales"))], project_dir,
+                      printed=printed)
 
 
 def test_damaged_rule_tables_fail_dbt_build_with_a_test_naming_them(project_copy: Path, tmp_path: Path,
@@ -178,10 +194,21 @@ def test_damaged_rule_tables_fail_dbt_build_with_a_test_naming_them(project_copy
     terms.write_text("\n".join([lines[0], ",".join(fields), *lines[2:]]) + "\n")
     rates = project_copy / "seeds" / "incentives__standard_rates.csv"
     rates.write_text(rates.read_text() + rates.read_text().splitlines()[1] + "\n")  # a rate twice
-    ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy)
+    printed: list[str] = []
+    ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy, printed=printed)
     assert not ok
-    assert sorted(failed) == ["incentives_qualifier_terms_name_qualifications_incentives__qualifier_terms_",
+    assert sorted(failed) == ["incentives_qualifier_terms_name_qualifications",
                               "incentives_unique_combination_incentives__standard_rates_offer_key__incentive_rate_key__sku_key"]
+    # what is wrong, with the offending key, printed once per failed test after the build
+    # (macros/tests/failing_rows.sql)
+    assert len(printed) == 2, printed
+    terms, rates = sorted(printed)
+    assert terms.startswith("failing rows of test incentives_qualifier_terms_name_qualifications (a qualifier term"
+                            " names a qualification its program or offer does not define): 1 row\n"), terms
+    assert f"term_id = {fields[2]}, qualification_key = no_such_qualification" in terms, terms
+    assert rates.startswith("failing rows of test incentives_unique_combination_incentives__standard_rates_offer_key__"
+                            "incentive_rate_key__sku_key (two rows of the rule table share its key): 1 row\n"), rates
+    assert "rows_per_key = 2" in rates, rates
 
 
 def test_a_failed_compile_fails_dbt_build(project_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -195,11 +222,42 @@ def test_a_failed_compile_fails_dbt_build(project_copy: Path, tmp_path: Path, mo
     assert failed == ["incentives_last_compile_succeeded_incentives__catalogue_status"]
 
 
+@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres", "spark")))
+def test_a_mart_whose_column_type_changes_fails_its_contract(engine: str, project_copy: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marts' contracts are enforced: a mart whose SQL changes a column's type fails the build
+    with dbt's contract error naming the column, before its table is written. stack_coverage's
+    overlap becomes a bigint (a numeric type of another kind: every engine), its set_coverage a
+    decimal of another scale (DuckDB and Spark; dbt-postgres compares the type names without
+    precision and scale, and the table it creates has the declared ones)."""
+    mart = project_copy / "models" / "marts" / "stack_coverage.sql"
+    sql = mart.read_text()
+    assert "        set_coverage,\n        overlap,\n" in sql
+    mart.write_text(sql.replace("        set_coverage,\n        overlap,\n",
+                                "        cast(set_coverage as decimal(38,4)) as set_coverage,\n"
+                                "        cast(overlap as bigint) as overlap,\n"))
+    with _own_inputs(engine, tmp_path, monkeypatch, "contract") as (own_schema, build_schema, _):
+        extra = {"build_schema": build_schema} if build_schema else {}
+        messages: dict[str, str] = {}
+        ok, failed = invoke_dbt(["build", "--target", engine, "--empty", "--select", "+stack_coverage",
+                                 "--exclude", "resource_type:test", "resource_type:unit_test",
+                                 "--vars", json.dumps(dbt_vars(own_schema, **extra))], project_copy, messages=messages)
+        assert not ok and failed == ["stack_coverage"], failed
+        message = messages["stack_coverage"]
+        assert "This model has an enforced contract that failed" in message, message
+        mismatched = {line.split("|")[1].strip() for line in message.splitlines() if "data type mismatch" in line}
+        assert mismatched == ({"overlap"} if engine == "postgres" else {"overlap", "set_coverage"}), message
+
+
 def test_a_bad_input_row_fails_dbt_build_with_a_test_naming_it(project_copy: Path, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy, bad_amount=True)
+    printed: list[str] = []
+    ok, failed = _build_own_tables(tmp_path, monkeypatch, project_copy, bad_amount=True, printed=printed)
     assert not ok
     assert failed == ["incentives_source_is_number_incentives_transactions_transactions_amount"]
+    assert len(printed) == 1 and printed[0].startswith(
+        "failing rows of test incentives_source_is_number_incentives_transactions_transactions_amount (is_number):"
+        " 1 row\n    problem_value = 12,50, transaction_id = "), printed
 
 
 INTEGRATION = PROJECT_DIR / "integration_tests"
@@ -430,3 +488,32 @@ def test_no_rejoin_of_upstream_concepts() -> None:
     # known, kept: the brand concern's one model (docs/architecture.md, "Rejoins")
     assert rejoins <= {("int_incentives__qualification_measures", "int_incentives__brand_counts")}, rejoins
     assert not any(c == "offer_results" or b == "int_incentives__stack_coverage" for c, b in rejoins)
+
+
+def test_readme_output_tables_match_the_contracts() -> None:
+    """The README's column tables (Outputs) list the columns of the marts' contracts
+    (models/marts/_marts.yml, the one declaration of the output tables: dbt enforces it), in their
+    order; `run_id`, which every table has, may be left to the sentence that says so. Every column
+    has a data_type, and the marts are the public models."""
+    import re
+
+    import yaml
+
+    readme = (PROJECT_DIR / "README.md").read_text()
+    outputs = readme.split("\n## Outputs\n", 1)[1].split("\n## ", 1)[0]
+    documented: dict[str, list[str]] = {}
+    for section in re.split(r"\n### ", outputs)[1:]:
+        name = re.match(r"`(\w+)`", section).group(1)  # type: ignore[union-attr]
+        rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| column ")]
+        documented[name] = [c.strip() for row in rows for c in row.split("|")[1].split(",")]
+    marts = yaml.safe_load((PROJECT_DIR / "models" / "marts" / "_marts.yml").read_text())["models"]
+    declared = {m["name"]: [c["name"] for c in m["columns"]] for m in marts}
+    assert set(documented) == set(declared) == {"qualification_results", "potential_earnings", "offer_results",
+                                                "participant_opportunities", "stack_coverage", "run_warnings"}
+    for name, columns in documented.items():
+        expected = declared[name] if "run_id" in columns else [c for c in declared[name] if c != "run_id"]
+        assert columns == expected, name
+    assert all(c.get("data_type") for m in marts for c in m["columns"])
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())["models"]["incentives"]
+    assert project["marts"]["+access"] == "public" and project["marts"]["+contract"] == {"enforced": True}
+    assert all(project[folder]["+access"] == "protected" for folder in ("staging", "rules", "intermediate", "semantic"))

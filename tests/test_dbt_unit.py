@@ -73,6 +73,13 @@ def test_unique_key_tests_find_duplicates(built_example: Path) -> None:
     assert status == {"potential": "fail", "offer": "fail", "stack": "pass", "qualification": "pass",
                       "participant": "pass"}, lines
     assert "Got 1 result" in str(failed.value)
+    # each failed test is named once in the error message, followed by what its failing rows mean
+    # and the rows (the duplicated key); they are not among the progress lines
+    message = str(failed.value)
+    assert message.count("unique_combination_potential_earnings_") == 1, message
+    assert message.count("unique_combination_offer_results_") == 1, message
+    assert "    (unique_combination): 1 row\n        entity_id = " in message, message
+    assert "rows_per_key = 2" in message and not any("rows_per_key" in line for line in lines), (message, lines)
 
 
 def test_every_model_has_its_yaml_and_unit_tests_beside_it() -> None:

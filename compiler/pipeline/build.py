@@ -92,6 +92,18 @@ class _QuietInterruption(logging.Filter):
         return not (crash or cancelled_job or text.endswith("Encountered an error:"))
 
 
+# the first line of what macros/tests/failing_rows.sql prints for a failed test (dbt's print())
+FAILING_ROWS = "failing rows of test "
+
+
+class _FailingRowsInMessage(logging.Filter):
+    """Keeps the failing rows the project's on-run-end hook prints (macros/tests/failing_rows.sql)
+    off dbt's console: the run puts them into its error message instead, so they are shown once."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return FAILING_ROWS not in record.getMessage()
+
+
 def add_filter_once(logger_name: str, kind: type[logging.Filter]) -> None:
     """Adds a `kind` filter to the logger (`""`: the root logger) unless it has one already. A
     logger's filters, unlike its handlers, outlive the logging setup a library repeats."""
@@ -104,6 +116,7 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
     from dbt.cli.main import dbtRunner
 
     add_filter_once("stdout_log", _QuietInterruption)  # dbt's console (set up again on every invocation)
+    add_filter_once("stdout_log", _FailingRowsInMessage)
 
     if database is not None:
         os.environ["INCENTIVES_DUCKDB_PATH"] = str(database)
@@ -115,10 +128,15 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
     ensure_rule_seeds()
     os.environ["INCENTIVES_THREADS"] = str(threads)
     failures: list[str] = []
+    failed_names: list[str] = []
+    failing_rows: dict[str, str] = {}  # test name -> "(what it means): N rows" and its first rows
     done = [0]
 
     def on_event(event: object) -> None:
         info = getattr(event, "info", None)
+        if info is not None and info.name == "PrintEvent" and FAILING_ROWS in event.data.msg:  # type: ignore[attr-defined]
+            name, _, rows = event.data.msg[len(FAILING_ROWS):].partition(" ")  # type: ignore[attr-defined]
+            failing_rows[name] = rows
         if info is None or info.name != "NodeFinished":
             return
         node = event.data.node_info  # type: ignore[attr-defined]
@@ -127,6 +145,7 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         if status in ("error", "fail", "runtime error"):
             message = getattr(getattr(event.data, "run_result", None), "message", "") or status  # type: ignore[attr-defined]
             failures.append(f"{node.resource_type} {node.node_name}: {message}")
+            failed_names.append(node.node_name)
         say(f"    [{done[0]:>3}] {node.resource_type:<10} {node.node_name:<40} {status}")
 
     base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
@@ -138,5 +157,8 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
     if isinstance(result.exception, KeyboardInterrupt):  # dbt cancelled its queries on Ctrl-C
         raise KeyboardInterrupt
     if not result.success:
+        # each failed test once: dbt's message, then what its failing rows mean and the first ones
+        failures = [failure + "".join("\n    " + line for line in failing_rows.get(name, "").splitlines())
+                    for failure, name in zip(failures, failed_names)]
         detail = "\n  - ".join(failures) if failures else str(result.exception or "see logs/dbt.log")
         raise RunError(f"dbt {args[0]} failed; the previous results are unchanged:\n  - {detail}")

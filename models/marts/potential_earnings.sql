@@ -4,6 +4,9 @@
 -- The pass-through columns come from stg_incentives__transactions, a parent whatever the var (so
 -- that the unit tests give it whether or not a project sets one):
 -- depends_on: {{ ref('incentives', 'stg_incentives__transactions') }}
+-- Its contract (models/marts/_marts.yml) lists the contract's columns only: with pass-through
+-- columns (var incentives_transaction_passthrough_columns) it is not enforced.
+{{ config(contract={'enforced': not incentives.transaction_passthrough_columns()}) }}
 with earnings as (
     select * from {{ ref('incentives', 'int_incentives__earnings') }}
     where incentive_rate_value is not null
