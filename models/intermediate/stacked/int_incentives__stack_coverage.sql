@@ -129,7 +129,7 @@ final as (
         stack_sets.offer_key,
         stack_sets.stack_key,
         stack_sets.set_key,
-        case when stack_sets.beyond_exact_bounds is not null
+        cast(case when stack_sets.beyond_exact_bounds is not null
             then {{ incentives.raise_error("'stacked offer ' || stack_sets.offer_key || ', set ' || stack_sets.set_key
                                             || ', participant ' || stack_sets.entity_id
                                             || ': beyond the bounds of exact coverage (docs/semantics.md, Stacked coverage); got '
@@ -139,11 +139,11 @@ final as (
             when stack_sets.set_conversion_rate = 0 then stack_sets.set_weighted_quantity
             else {{ incentives.quotient_of_products([['stack_sets.set_weighted_quantity', 4]], [],
                                                     [['stack_sets.set_conversion_rate', 10]], 10) }}
-        end as set_coverage,
-        case when stack_overlap.overlap_conversion_rate = 0 then stack_overlap.overlap_weighted_quantity
+        end as {{ incentives.type_measure() }}) as set_coverage,
+        cast(case when stack_overlap.overlap_conversion_rate = 0 then stack_overlap.overlap_weighted_quantity
             else {{ incentives.quotient_of_products([['stack_overlap.overlap_weighted_quantity', 4]], [],
                                                     [['stack_overlap.overlap_conversion_rate', 10]], 10) }}
-        end as overlap,
+        end as {{ incentives.type_measure() }}) as overlap,
         stack_sets.set_weighted_quantity,
         stack_sets.set_conversion_rate,
         stack_overlap.overlap_weighted_quantity,
