@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.pipeline.compile import compile_text
+from compiler.compile.programs import compile_text
 from compiler.errors import ProgramError
 from tests.harness import read_results
 from tests.test_bad_inputs import _digest

@@ -150,7 +150,7 @@ def test_the_cli_runs_the_rule_tables_data_tests(tmp_path: Path) -> None:
     they pass on compiled tables and name the test a damaged table fails."""
     from compiler.errors import RunError
     from compiler.pipeline.build import PROJECT_DIR, run_vars
-    from compiler.pipeline.compile import compile_programs
+    from compiler.compile.programs import compile_programs
     from compiler.pipeline.load import load_rule_tables
     from compiler.pipeline.validate_data import check_rule_tables, compile_rule_checks
 

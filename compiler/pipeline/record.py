@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .compile import RejectedProgram
+from ..compile.programs import RejectedProgram
 from .load import sql_string
 
 RESULT_TABLES = ("qualification_results", "potential_earnings", "offer_results")

@@ -170,7 +170,7 @@ def _dbt_compile_checks(project: Path, database: str,
                         dbt_vars: dict[str, Any]) -> tuple[list[InputCheck], list[RuleCheck]]:
     from dbt.cli.main import dbtRunner
 
-    from .compile import gc_paused
+    from ..compile.parse import gc_paused
 
     os.environ["INCENTIVES_DUCKDB_PATH"] = database
     args = ["compile", "--select", *CHECKS_SELECTION, "--no-introspect", "--no-populate-cache", "--no-write-json",

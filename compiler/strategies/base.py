@@ -16,7 +16,7 @@ from ..program.models import OfferBase, TimePeriod
 from ..validation.locate import Where, pydantic_issues
 
 if TYPE_CHECKING:  # the generator calls `emit`; this module does not import it
-    from ..pipeline.generate import Generator
+    from ..compile.generate import Generator
 
 # the columns of an `offers` row a strategy fills: threshold type, threshold filter id, threshold
 # property key and level (stepped offers), and the earning filter id

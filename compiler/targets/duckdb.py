@@ -13,9 +13,9 @@ from typing import Any, Iterable
 
 import duckdb
 
+from ..compile.programs import RejectedProgram
 from ..pipeline.build import build_selection, run_dbt, run_vars
-from ..pipeline.compile import RejectedProgram, compile_alongside
-from ..pipeline.load import RULES_SCHEMA_SUFFIX, load_and_validate, load_rule_tables, sql_string
+from ..pipeline.load import RULES_SCHEMA_SUFFIX, compile_alongside, load_and_validate, load_rule_tables, sql_string
 from ..pipeline.locks import FileLock, duckdb_lock
 from ..pipeline.progress import PhaseTimer
 from ..pipeline.validate_data import check_rule_tables, compile_rule_checks

@@ -39,8 +39,7 @@ import duckdb
 
 from ..errors import RunError
 from ..pipeline.build import PROJECT_DIR, build_selection, run_dbt, run_vars
-from ..pipeline.compile import compile_alongside
-from ..pipeline.load import load_and_validate, load_rule_tables
+from ..pipeline.load import compile_alongside, load_and_validate, load_rule_tables
 from ..pipeline.progress import PhaseTimer
 from ..pipeline.record import (REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
                                rejected_tables_sql, run_context_sql, stage_rejected_programs, summarize_with)
