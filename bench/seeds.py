@@ -88,7 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     from compiler.compile.programs import compile_text
     from compiler.compile.write import write_rules
-    from compiler.pipeline.load import load_rule_tables
+    from compiler.run.load import load_rule_tables
 
     import duckdb
 

@@ -57,7 +57,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .pipeline.runner import run
+    from .runner import run
 
     if args.target == "duckdb" and args.database is None:
         raise IncentivesError("--database FILE.duckdb is needed with the duckdb target")

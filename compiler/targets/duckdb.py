@@ -14,12 +14,12 @@ from typing import Any, Iterable
 import duckdb
 
 from ..compile.programs import RejectedProgram
-from ..pipeline.build import build_selection, run_dbt, run_vars
-from ..pipeline.load import RULES_SCHEMA_SUFFIX, compile_alongside, load_and_validate, load_rule_tables, sql_string
-from ..pipeline.locks import FileLock, duckdb_lock
-from ..pipeline.progress import PhaseTimer
-from ..pipeline.validate_data import check_rule_tables, compile_rule_checks
-from ..pipeline.record import (REJECTED_TABLES, RESULT_TABLES, RunInputs, Summary, rejected_tables_sql,
+from ..run.build import build_selection, run_dbt, run_vars
+from ..run.load import RULES_SCHEMA_SUFFIX, compile_alongside, load_and_validate, load_rule_tables, sql_string
+from ..run.locks import FileLock, duckdb_lock
+from ..run.progress import PhaseTimer
+from ..run.validate_data import check_rule_tables, compile_rule_checks
+from ..run.record import (REJECTED_TABLES, RESULT_TABLES, RunInputs, Summary, rejected_tables_sql,
                                run_context_sql, stage_rejected_programs, summarize_with)
 from .base import RunJob, Target
 

@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 
 from ..errors import RunError
-from ..pipeline.locks import PostgresLock
+from ..run.locks import PostgresLock
 from .warehouse import RUNS_COLUMNS, SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import duckdb
 
 from ..errors import RunError
-from ..pipeline.build import add_filter_once
-from ..pipeline.locks import FileLock
+from ..run.build import add_filter_once
+from ..run.locks import FileLock
 from .warehouse import RUNS_COLUMNS, SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
 
 

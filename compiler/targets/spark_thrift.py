@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 
 from ..errors import RunError
-from ..pipeline.build import add_filter_once
+from ..run.build import add_filter_once
 from .spark import Spark, SparkTarget, _keep_profile_ansi_mode, _Py4jRootRecords
 from .warehouse import RUNS_COLUMNS, Warehouse, _export_select, _text_columns
 

@@ -38,10 +38,10 @@ from typing import Any, ClassVar, Iterable
 import duckdb
 
 from ..errors import RunError
-from ..pipeline.build import PROJECT_DIR, build_selection, run_dbt, run_vars
-from ..pipeline.load import compile_alongside, load_and_validate, load_rule_tables
-from ..pipeline.progress import PhaseTimer
-from ..pipeline.record import (REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
+from ..run.build import PROJECT_DIR, build_selection, run_dbt, run_vars
+from ..run.load import compile_alongside, load_and_validate, load_rule_tables
+from ..run.progress import PhaseTimer
+from ..run.record import (REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
                                rejected_tables_sql, run_context_sql, stage_rejected_programs, summarize_with)
 from . import TARGETS, get_target, target_class
 from .base import RunJob, RunLock, Target

@@ -9,14 +9,14 @@ row, so every problem is located by file, row, CSV line and column; a few exampl
 how many more, every check at once in one DataError. What a problem is called is the test's `meta`
 (`problem`, `expected`) or the default for its test below.
 
-Only what dbt cannot check stays in Python (compiler/runner.py load_inputs): a missing file or
+Only what dbt cannot check stays in Python (compiler/run/load.py load_inputs): a missing file or
 column, a file that cannot be read. Problems that do not stop a calculation (unknown SKUs, uom
 mismatches, names that match nothing) are warnings computed by the dbt model `run_warnings`.
 
 The same `dbt compile` also compiles the data tests of the rule tables (the seeds' properties file
 written from compiler/rule_tables.py): on DuckDB `incentives run` runs them on the rule tables it
 loaded, in one query (`check_rule_tables`), and leaves them out of its `dbt build`
-(compiler/pipeline/build.py), where each would be a node of its own.
+(compiler/run/build.py), where each would be a node of its own.
 """
 
 from __future__ import annotations
