@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .targets import get_target
-from .targets.base import RunJob
 from .run.progress import Say, say_to_stdout
 from .run.record import Summary
+from .targets import get_target
+from .targets.base import RunJob
 
 
 def run(programs: Path, data_dir: Path, database: Path | None, say: Say = say_to_stdout, threads: int = 1,
