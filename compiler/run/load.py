@@ -15,6 +15,7 @@ from ..compile.programs import RejectedProgram, compile_programs
 from ..errors import DataError, IncentivesError, IssueCollector
 from .build import run_vars
 from .progress import PhaseTimer, Say
+from .sql import sql_string
 from .validate_data import Source, compile_input_checks, validate_inputs
 
 INPUT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -42,10 +43,6 @@ def find_input(data_dir: Path, name: str) -> Path | None:
         if path.exists():
             return path
     return None
-
-
-def sql_string(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str, int], dict[str, Source]]:
@@ -119,21 +116,18 @@ def load_and_validate(con: Any, data_dir: Path, skip_invalid_rows: bool = False,
 
 RULES_SCHEMA_SUFFIX = "_rules"  # the seeds' schema (dbt_project.yml `+schema: rules`)
 
-_DUCKDB_KINDS = {"text": "varchar", "bigint": "bigint", "decimal": "decimal(38,10)", "date": "date",
-                 "boolean": "boolean"}
-
-
 def rule_csv_reader(path: Path, typed: bool = True) -> str:
     """DuckDB SQL reading one compiled rule table (a seed CSV): with the declared column types, or
     every column as text (`typed=False`, to copy to another engine exactly as written)."""
-    from ..rule_tables import BY_NAME, CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, Column, table_of_seed
+    from ..rule_tables import BY_NAME, CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, KINDS, TEXT, Column, table_of_seed
 
     if not typed:
         return f"read_csv({sql_string(str(path))}, header = true, quote = '\"', escape = '\"', all_varchar = true)"
     table = table_of_seed(path.stem)
     columns = (CATALOGUE_COLUMNS if table == CATALOGUE else
                BY_NAME[table].columns + (Column(CATALOGUE_HASH, "text", ""),))
-    types = ", ".join(f"'{c.name}': '{_DUCKDB_KINDS[c.kind]}'" for c in columns)
+    kinds = {**KINDS, TEXT: "varchar"}  # the seeds' column types, on DuckDB
+    types = ", ".join(f"'{c.name}': '{kinds[c.kind]}'" for c in columns)
     return (f"read_csv({sql_string(str(path))}, header = true, quote = '\"', escape = '\"', "
             f"columns = {{{types}}})")
 

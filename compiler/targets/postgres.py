@@ -12,7 +12,8 @@ import duckdb
 
 from ..errors import RunError
 from ..run.locks import busy_error, utc_now, wait_loop
-from .warehouse import RUNS_COLUMNS, SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
+from ..run.record import RUNS_COLUMNS
+from .warehouse import SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
 
 
 class PostgresLock:

@@ -16,7 +16,8 @@ import duckdb
 from ..errors import RunError
 from ..run.build import add_filter_once
 from ..run.locks import FileLock
-from .warehouse import RUNS_COLUMNS, SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
+from ..run.record import RUNS_COLUMNS
+from .warehouse import SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
 
 
 def spark_dir() -> Path:

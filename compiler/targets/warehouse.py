@@ -53,9 +53,6 @@ PROFILES_DIR = PROJECT_DIR / "profiles"
 # the loaded inputs and the loaded rule tables
 SCHEMA_SUFFIXES = ("", "_internal", "_raw", "_rules")
 BUILDING = "__building"
-RUNS_COLUMNS = (("run_id", "string"), ("started_at", "timestamp"), ("finished_at", "timestamp"),
-                ("project_version", "string"), ("programs_sha256", "string"), ("inputs_sha256", "string"),
-                ("row_counts", "string"), ("threads", "integer"))
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -249,6 +246,9 @@ class WarehouseTarget(Target):
         finally:
             warehouse.close()
 
+
+# For the tests and the bench scripts (tests/, bench/), which reach a warehouse by its target's
+# name: `connect`, `run_lock`, `read_tables`. A run does not use them.
 
 def connect(target: str, settings: dict[str, Any] | None = None) -> Warehouse:
     """A connection to `target` of the profile (postgres, spark or spark_thrift)."""
