@@ -20,7 +20,7 @@ MAX_LINES = 400
 # The layers of compiler/, from the bottom up (docs/architecture.md): a module imports only from
 # its own layer or the layers below. A module belongs to the layer of the longest prefix naming it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("compiler", "compiler.errors", "compiler.program", "compiler.program.models", "compiler.program.qualifier"),
+    ("compiler", "compiler.errors", "compiler.numbers", "compiler.program", "compiler.program.models", "compiler.program.qualifier"),
     ("compiler.validation.locate", "compiler.validation.registry", "compiler.strategies",
      "compiler.program.catalogue", "compiler.rule_tables"),
     ("compiler.validation", "compiler.validation.rules", "compiler.validation.check"),

@@ -13,9 +13,10 @@ from decimal import Decimal
 from itertools import chain, product, repeat
 from typing import Any, Iterable, Sequence
 
+from ..numbers import number_text
 from ..program import qualifier as qx
 from ..program.catalogue import Program
-from ..program.models import QUALIFICATION_TYPES, TRANSACTION_TYPES, Filter, Qualification, TimePeriod, number_text
+from ..program.models import QUALIFICATION_TYPES, TRANSACTION_TYPES, Filter, Qualification, TimePeriod
 from ..rule_tables import TABLES
 from ..strategies import REGISTRY
 

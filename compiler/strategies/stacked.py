@@ -12,7 +12,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..errors import IssueCollector
-from ..program.models import CALCULATORS, Model, Num, OfferBase, OptStr, ProgramBase, Rate, TimePeriod, number_text
+from ..numbers import number_text
+from ..program.models import CALCULATORS, Model, Num, OfferBase, OptStr, ProgramBase, Rate, TimePeriod
 from ..validation.locate import Where, check_period_and_type, dupes
 from .base import NO_THRESHOLD, EmitContext, IncentiveObjectStrategy, Threshold
 

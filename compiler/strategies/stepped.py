@@ -9,7 +9,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..errors import IssueCollector
-from ..program.models import CALCULATORS, Filter, Model, Num, OfferBase, OptStr, ProgramBase, PropertyRef, TimePeriod, number_text
+from ..numbers import number_text
+from ..program.models import CALCULATORS, Filter, Model, Num, OfferBase, OptStr, ProgramBase, PropertyRef, TimePeriod
 from ..validation.locate import Where, check_filters, dupes
 from .base import EmitContext, IncentiveObjectStrategy, Threshold
 
