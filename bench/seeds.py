@@ -86,8 +86,9 @@ def main() -> None:
     parser.add_argument("--programs", default="1000,5000")
     parser.add_argument("--targets", default="duckdb,postgres")
     args = parser.parse_args()
-    from compiler.pipeline.compile import compile_text, write_rules
-    from compiler.pipeline.load import load_rule_tables
+    from compiler.compile.programs import compile_text
+    from compiler.compile.write import write_rules
+    from compiler.run.load import load_rule_tables
 
     import duckdb
 

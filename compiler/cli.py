@@ -29,7 +29,9 @@ def _read(path: Path) -> str:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from .pipeline.compile import compile_text, gc_paused, write_failed_compile, write_rules
+    from .compile.parse import gc_paused
+    from .compile.programs import compile_text
+    from .compile.write import write_failed_compile, write_rules
     from .errors import ProgramError
 
     with gc_paused():  # resumed once the rule rows are gone (see gc_paused)
@@ -47,7 +49,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from .pipeline.compile import compile_text
+    from .compile.programs import compile_text
 
     rules, _ = compile_text(_read(args.programs), str(args.programs))
     print(f"{args.programs}: {rules.programs} programs, {rules.offers} offers, no problems found")
@@ -55,7 +57,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .pipeline.runner import run
+    from .runner import run
 
     if args.target == "duckdb" and args.database is None:
         raise IncentivesError("--database FILE.duckdb is needed with the duckdb target")

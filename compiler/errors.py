@@ -77,7 +77,3 @@ class IssueCollector:
     @property
     def errors(self) -> list[Issue]:
         return [i for i in self.issues if i.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Issue]:
-        return [i for i in self.issues if i.severity == "warning"]

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator, Optional
 from urllib.parse import quote
 
 from .errors import IncentivesError
+from .numbers import number_text
 
 BATCH = 2000
 
@@ -33,10 +34,7 @@ EFFECTIVE_RATE_PLACES = Decimal("0.001")  # the reference prints 813.56 / 4700 a
 
 def text_number(value: Optional[Decimal]) -> Optional[str]:
     """A decimal as the reference writes targets and actuals: "100000", "-7000", "1.5"."""
-    if value is None:
-        return None
-    text = format(Decimal(value).normalize(), "f")
-    return "0" if text in ("-0", "0") else text
+    return None if value is None else number_text(Decimal(value))
 
 
 def json_number(value: Any) -> Any:

@@ -52,7 +52,8 @@ def pytest_sessionstart(session):
     """The compiled example in seeds/ when it holds no rule seeds (a fresh clone: seeds/ is not
     committed), for the tests that run dbt on this repository's project itself."""
     if not (ROOT / "seeds" / "incentives__catalogue.csv").exists():
-        from compiler.pipeline.compile import compile_text, write_rules
+        from compiler.compile.programs import compile_text
+        from compiler.compile.write import write_rules
 
         programs = ROOT / "examples" / "programs.json"
         rules, _ = compile_text(programs.read_text(), str(programs))

@@ -17,9 +17,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from compiler.pipeline.load import INPUT_COLUMNS
-from compiler.pipeline.record import RESULT_TABLES
-from compiler.pipeline.runner import run
+from compiler.run.load import INPUT_COLUMNS
+from compiler.run.record import RESULT_TABLES
+from compiler.runner import run
 from compiler.targets import get_target
 
 ALL_ENGINES = ("duckdb", "postgres", "spark", "spark_thrift")

@@ -1,6 +1,7 @@
-"""The layout of compiler/: every module imports on its own, the imports between its modules have
-no cycle, and each list of the domain (strategies, calculators, qualification types, operators,
-targets) is defined once (docs/architecture.md)."""
+"""The layout of compiler/: every module imports on its own, the imports between its modules
+(those for annotations only, under `if TYPE_CHECKING:`, included) have no cycle and go one way
+through the layers, no module is over MAX_LINES lines, and each list of the domain (strategies,
+calculators, qualification types, operators, targets) is defined once (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,20 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "compiler"
 SINGLE_DEFINITIONS = ("STRATEGIES", "CALCULATORS", "QUALIFICATION_TYPES", "OPERATORS", "TARGETS", "TRANSACTION_TYPES")
+MAX_LINES = 400
+
+# The layers of compiler/, from the bottom up (docs/architecture.md): a module imports only from
+# its own layer or the layers below. A module belongs to the layer of the longest prefix naming it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("compiler", "compiler.errors", "compiler.numbers", "compiler.program", "compiler.program.models", "compiler.program.qualifier"),
+    ("compiler.validation.locate", "compiler.validation.registry", "compiler.strategies",
+     "compiler.program.catalogue", "compiler.rule_tables"),
+    ("compiler.validation", "compiler.validation.rules", "compiler.validation.check"),
+    ("compiler.compile",),
+    ("compiler.run",),
+    ("compiler.targets",),
+    ("compiler.runner", "compiler.export", "compiler.report", "compiler.cli"),
+)
 
 
 def _module_name(path: Path) -> str:
@@ -26,23 +41,14 @@ def _module_name(path: Path) -> str:
 MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _imports(module: str, path: Path) -> set[str]:
-    """The modules of compiler/ that `module` imports, anywhere in it (functions included), but
-    not under `if TYPE_CHECKING:` (annotations only)."""
+    """The modules of compiler/ that `module` imports, anywhere in it: in functions and under
+    `if TYPE_CHECKING:` (annotations only) too, since a design cycle is a cycle however it is
+    imported."""
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -81,6 +87,33 @@ def test_import_graph_has_no_cycle() -> None:
     for module in sorted(graph):
         if module not in state:
             walk(module)
+
+
+def test_type_checking_imports_are_seen(tmp_path: Path) -> None:
+    """An import under `if TYPE_CHECKING:` is an edge of the graph."""
+    source = tmp_path / "m.py"
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from compiler.errors import Issue\n")
+    assert _imports("compiler.run.m", source) == {"compiler.errors"}
+
+
+def _layer(module: str) -> int:
+    homes = [(len(prefix), i) for i, prefixes in enumerate(LAYERS) for prefix in prefixes
+             if module == prefix or module.startswith(prefix + ".")]
+    assert homes, f"{module} is in no layer of LAYERS"
+    return max(homes)[1]
+
+
+def test_imports_go_down_the_layers() -> None:
+    wrong = [f"{module} (layer {_layer(module)}) imports {imported} (layer {_layer(imported)})"
+             for module, path in MODULES.items() for imported in sorted(_imports(module, path))
+             if _layer(imported) > _layer(module)]
+    assert not wrong, "imports against the layers:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_module_is_short(module: str) -> None:
+    lines = len(MODULES[module].read_text().splitlines())
+    assert lines <= MAX_LINES, f"{MODULES[module].relative_to(ROOT)} has {lines} lines (at most {MAX_LINES})"
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

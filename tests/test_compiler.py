@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 from typing import Any
 
-from compiler.program import qualifier as qx
-from compiler.pipeline.compile import TABLES, compile_text, write_rules
+from compiler.compile.programs import compile_text
+from compiler.compile.write import write_rules
 from compiler.errors import ProgramError
+from compiler.program import qualifier as qx
+from compiler.rule_tables import TABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"

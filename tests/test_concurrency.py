@@ -1,4 +1,4 @@
-"""Two runs on one target: the run lock (compiler/pipeline/locks.py).
+"""Two runs on one target: the run lock (compiler/run/locks.py).
 
 Exactly one of two runs started at once builds; the other exits 1 at once, naming the run that
 holds the target, and touches nothing of it; with --wait both succeed one after the other; a run
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from compiler.cli import main
-from compiler.pipeline.locks import duckdb_lock
-from compiler.pipeline.record import file_sha256
+from compiler.run.locks import duckdb_lock
+from compiler.run.record import file_sha256
 from tests.harness import ENGINES, normalized, read_results
 from tests.test_bad_inputs import _digest
 from tests.test_robustness import EXAMPLE, ROOT, _run_args, _variant

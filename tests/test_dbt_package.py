@@ -23,9 +23,9 @@ import pytest
 
 from compiler.targets import warehouse as engines
 from compiler.cli import main
-from compiler.pipeline.build import PROJECT_DIR, _release_dbt_database
-from compiler.pipeline.load import load_inputs
-from compiler.pipeline.record import RESULT_TABLES
+from compiler.run.build import PROJECT_DIR, _release_dbt_database
+from compiler.run.load import load_inputs
+from compiler.run.record import RESULT_TABLES
 from tests.harness import engine_params, normalized, read_results
 
 EXAMPLES = PROJECT_DIR / "examples"

@@ -16,8 +16,8 @@ import duckdb
 import pytest
 
 from compiler.errors import RunError
-from compiler.pipeline.build import PROJECT_DIR, run_dbt
-from compiler.pipeline.runner import run
+from compiler.run.build import PROJECT_DIR, run_dbt
+from compiler.runner import run
 
 EXAMPLES = PROJECT_DIR / "examples"
 NODE_LINE = re.compile(r"^\s*\[\s*\d+\]\s+(?P<type>\S+)\s+(?P<name>\S+)\s+(?P<status>\S+)\s*$")

@@ -27,9 +27,9 @@ from compiler.targets import postgres as postgres_target
 from compiler.targets import warehouse as engines
 from compiler.cli import main
 from compiler.errors import RunError
-from compiler.pipeline.build import PROJECT_DIR, run_dbt
-from compiler.pipeline.load import load_inputs
-from compiler.pipeline.record import RESULT_TABLES
+from compiler.run.build import PROJECT_DIR, run_dbt
+from compiler.run.load import load_inputs
+from compiler.run.record import RESULT_TABLES
 from tests.harness import ENGINES, engine_params, normalized, read_results
 
 EXAMPLES = PROJECT_DIR / "examples"

@@ -11,8 +11,8 @@ import duckdb
 import pytest
 
 from compiler.cli import main
-from compiler.pipeline.build import PROJECT_DIR
-from compiler.pipeline.runner import run
+from compiler.run.build import PROJECT_DIR
+from compiler.runner import run
 
 EXAMPLES = PROJECT_DIR / "examples"
 

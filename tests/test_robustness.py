@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.pipeline.compile import compile_text
+from compiler.compile.programs import compile_text
 from compiler.errors import ProgramError
 from tests.harness import read_results
 from tests.test_bad_inputs import _digest
@@ -98,7 +98,7 @@ def test_ctrl_c_during_a_duckdb_query_is_an_interruption(tmp_path: Path, monkeyp
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     # DuckDB's Python client answers Ctrl-C during a query (loading the files) with an error of the
     # query, not a KeyboardInterrupt: it is still reported as an interruption, not an internal error
-    import compiler.pipeline.runner
+    import compiler.runner
     from compiler.cli import main
 
     def interrupted(*args: Any, **kwargs: Any) -> None:
@@ -108,7 +108,7 @@ def test_ctrl_c_during_a_duckdb_query_is_an_interruption(tmp_path: Path, monkeyp
         except KeyboardInterrupt:
             raise RuntimeError("Query interrupted") from None  # ... and raises this (DuckDB 2.0)
 
-    monkeypatch.setattr(compiler.pipeline.runner, "run", interrupted)
+    monkeypatch.setattr(compiler.runner, "run", interrupted)
     code = main(["run", "--programs", str(EXAMPLE / "programs.json"), "--data", str(EXAMPLE / "data"),
                  "--database", str(tmp_path / "x.duckdb")])
     assert code == 130
@@ -195,7 +195,7 @@ def test_fuzz_mutated_programs_compile_or_give_located_errors(seed: int, steps: 
 
 def test_fuzz_compiled_mutants_build(tmp_path: Path) -> None:
     """Mutants that compile also build (a few, end to end)."""
-    from compiler.pipeline.runner import run
+    from compiler.runner import run
 
     built = 0
     for seed in range(500):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.pipeline.build import PROJECT_DIR
+from compiler.run.build import PROJECT_DIR
 from compiler.targets import warehouse as engines
 from tests.harness import engine_params
 from tests.test_dbt_package import invoke_dbt

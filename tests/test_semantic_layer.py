@@ -25,7 +25,7 @@ import duckdb
 import pytest
 
 from compiler.cli import main
-from compiler.pipeline.build import PROJECT_DIR
+from compiler.run.build import PROJECT_DIR
 
 EXAMPLES = PROJECT_DIR / "examples"
 BIN = Path(sys.executable).parent

@@ -24,8 +24,8 @@ import pytest
 from compiler.targets import warehouse as engines
 from compiler.targets.spark_thrift import SparkThrift
 from compiler.cli import main
-from compiler.pipeline.build import PROJECT_DIR
-from compiler.pipeline.load import load_inputs
+from compiler.run.build import PROJECT_DIR
+from compiler.run.load import load_inputs
 from tests import test_differential
 from tests.harness import ENGINES
 from tests.test_engines import EXAMPLES, TABLES, _rows, duckdb_example  # noqa: F401 (a fixture)

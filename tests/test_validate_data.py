@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from compiler.errors import DataError
-from compiler.pipeline.load import load_and_validate
+from compiler.run.load import load_and_validate
 
 TRANSACTIONS = """
 select * from (values
@@ -105,8 +105,8 @@ def test_the_cli_runs_every_data_test_on_the_sources() -> None:
     tests are not among them."""
     import yaml
 
-    from compiler.pipeline.build import PROJECT_DIR, run_vars
-    from compiler.pipeline.validate_data import compile_input_checks
+    from compiler.run.build import PROJECT_DIR, run_vars
+    from compiler.run.validate_data import compile_input_checks
 
     declared = set()
     for path in sorted((PROJECT_DIR / "models" / "staging").glob("*/_*.yml")):
@@ -124,8 +124,8 @@ def test_the_cli_runs_every_data_test_on_the_sources() -> None:
 def test_duckdb_text_is_trimmed_text() -> None:
     """On DuckDB a text value is trimmed only where trim can change it (macros/tests/input_checks.sql,
     duckdb___input_text): the same empty values as trimming every value."""
-    from compiler.pipeline.build import run_vars
-    from compiler.pipeline.validate_data import compile_input_checks
+    from compiler.run.build import run_vars
+    from compiler.run.validate_data import compile_input_checks
 
     check, = [c for c in compile_input_checks(":memory:", run_vars(False))
               if (c.table, c.column, c.test) == ("transactions", "transaction_id", "not_empty")]
@@ -149,10 +149,10 @@ def test_the_cli_runs_the_rule_tables_data_tests(tmp_path: Path) -> None:
     out of its `dbt build`) are the data tests of the seeds' properties file as dbt compiles them;
     they pass on compiled tables and name the test a damaged table fails."""
     from compiler.errors import RunError
-    from compiler.pipeline.build import PROJECT_DIR, run_vars
-    from compiler.pipeline.compile import compile_programs
-    from compiler.pipeline.load import load_rule_tables
-    from compiler.pipeline.validate_data import check_rule_tables, compile_rule_checks
+    from compiler.run.build import PROJECT_DIR, run_vars
+    from compiler.compile.programs import compile_programs
+    from compiler.run.load import load_rule_tables
+    from compiler.run.validate_data import check_rule_tables, compile_rule_checks
 
     import yaml
 

@@ -180,9 +180,3 @@ class ProgramBase(Model):
     time_periods: list[TimePeriod] = Field(default_factory=list)
     qualifications: list[Qualification] = Field(default_factory=list)
     qualifier: str | None = None
-
-
-def number_text(value: Decimal) -> str:
-    """A decimal written without trailing zeros or exponent: 15.0 -> '15', 1.90 -> '1.9'."""
-    text = format(value.normalize(), "f")
-    return "0" if text in ("-0", "") else text

@@ -6,22 +6,45 @@ of it `STRATEGY`; compiler/strategies/__init__.py lists the modules."""
 
 from __future__ import annotations
 
+import datetime as dt
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar
+from decimal import Decimal
+from typing import Any, ClassVar, Iterable, Mapping, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import IssueCollector
-from ..program.models import OfferBase, TimePeriod
+from ..program.models import Filter, OfferBase, ProgramBase, TimePeriod
 from ..validation.locate import Where, pydantic_issues
-
-if TYPE_CHECKING:  # the generator calls `emit`; this module does not import it
-    from ..pipeline.generate import Generator
 
 # the columns of an `offers` row a strategy fills: threshold type, threshold filter id, threshold
 # property key and level (stepped offers), and the earning filter id
 Threshold = tuple[Any, Any, Any, Any]
 NO_THRESHOLD: Threshold = (None, None, None, None)
+
+Row = tuple[Any, ...]
+
+
+class EmitContext(Protocol):
+    """What a strategy's `emit` is given: the rule tables being generated and the ids they share.
+    The generator (compiler/compile/generate.py `Generator`) implements it; strategies do not
+    import the generator."""
+
+    @property
+    def numbers(self) -> Mapping[Decimal, str]:
+        """`number_text` of each decimal, computed once per value."""
+
+    def period(self, periods: dict[str, TimePeriod], key: str | None) -> tuple[dt.date, dt.date]:
+        """The dates of the period `key` of `periods` (open when None)."""
+
+    def filter_id(self, filters: list[Filter] | None, periods: dict[str, TimePeriod]) -> int | None:
+        """The id of a filter group (its `filter_keys` rows written once); None: no entries."""
+
+    def add_row(self, table: str, row: Row) -> None:
+        """Append a row to the rule table `table` (compiler/rule_tables.py)."""
+
+    def add_rows(self, table: str, rows: Iterable[Row]) -> None:
+        """Append rows to the rule table `table`."""
 
 
 class Strategy(ABC):
@@ -46,8 +69,9 @@ class Strategy(ABC):
         period keys it can name)."""
 
     @abstractmethod
-    def emit(self, g: "Generator", program: Any, offer: Any, periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
-        """Append the offer's rows to its strategy's rule tables (g.rules.tables); return the
+    def emit(self, g: EmitContext, program: ProgramBase, offer: Any,
+             periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
+        """Append the offer's rows to its strategy's rule tables (`g.add_row`); return the
         threshold columns and the earning filter id of its `offers` row."""
 
 

@@ -12,9 +12,10 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..errors import IssueCollector
-from ..program.models import CALCULATORS, Model, Num, OfferBase, OptStr, Rate, TimePeriod, number_text
+from ..numbers import number_text
+from ..program.models import CALCULATORS, Model, Num, OfferBase, OptStr, ProgramBase, Rate, TimePeriod
 from ..validation.locate import Where, check_period_and_type, dupes
-from .base import NO_THRESHOLD, IncentiveObjectStrategy, Threshold
+from .base import NO_THRESHOLD, EmitContext, IncentiveObjectStrategy, Threshold
 
 
 class ConversionRate(Model):
@@ -196,9 +197,9 @@ class Stacked(IncentiveObjectStrategy):
                           f"below {MAX_PAY_RATE} per coverage unit (and x the offer's largest coverage weight squared, "
                           f"{largest_weight ** 2}, below {MAX_PAY_TIMES_WEIGHTS}) and {MAX_PAY_PER_UNIT} per {conv.from_}")
 
-    def emit(self, g: Any, program: Any, offer: StackedOffer, periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
+    def emit(self, g: EmitContext, program: ProgramBase, offer: StackedOffer,
+             periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
         calc = offer.calculator_key
-        t = g.rules.tables
         scales = exact_scales(list(offer.incentive.sku_sets))
         for s in offer.incentive.sku_sets:
             start, end = g.period(periods, s.period_key)
@@ -207,7 +208,7 @@ class Stacked(IncentiveObjectStrategy):
             sc = scales[s.key] if scales else SetScale(Fraction(0), {r.sku_key: 0 for r in s.conversion.rates}, 1)
             for conv in s.conversion.rates:
                 r = pay.get(conv.sku_key)
-                t["stacked_set_skus"].append((
+                g.add_row("stacked_set_skus", (
                     program.key, offer.key, s.key, conv.sku_key, s.transaction_type, start.isoformat(),
                     end.isoformat(), conv.from_, number_text(conv.rate), number_text(r.rate) if r else "0",
                     (r.measure if r and r.measure else CALCULATORS[calc]),
@@ -216,7 +217,7 @@ class Stacked(IncentiveObjectStrategy):
         for st in offer.incentive.stacks:
             key = stack_key(st)
             for name in st.sku_set_keys:
-                t["stacked_stacks"].append((program.key, offer.key, key, name))
+                g.add_row("stacked_stacks", (program.key, offer.key, key, name))
         return NO_THRESHOLD, None
 
 

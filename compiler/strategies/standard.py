@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ..errors import IssueCollector
-from ..program.models import CALCULATORS, OfferBase, StandardIncentive, TimePeriod
+from ..program.models import CALCULATORS, OfferBase, ProgramBase, StandardIncentive, TimePeriod
 from ..validation.locate import Where, check_period_and_type, dupes
-from .base import NO_THRESHOLD, Strategy, Threshold
+from .base import NO_THRESHOLD, EmitContext, Strategy, Threshold
 
 
 class StandardOffer(OfferBase):
@@ -39,16 +39,16 @@ class Standard(Strategy):
             dupes(c, lambda r: w(f"{op}.incentives[{i_i}].rates[{r}].sku_key"),
                   [r.sku_key for r in inc.rates], "rate SKU")
 
-    def emit(self, g: Any, program: Any, offer: StandardOffer, periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
-        rows = g.rules.tables["standard_rates"]
+    def emit(self, g: EmitContext, program: ProgramBase, offer: StandardOffer,
+             periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
         numbers = g.numbers
         default_measure = CALCULATORS[offer.calculator_key]
         for inc in offer.incentives or []:
             key = standard_key(inc.key, inc.period_key, inc.transaction_type)
             start, end = g.period(periods, inc.period_key)
             pk, ok, ttype, s, e = program.key, offer.key, inc.transaction_type, start.isoformat(), end.isoformat()
-            rows.extend([(pk, ok, key, r.sku_key, ttype, s, e, r.measure or default_measure, numbers[r.rate])
-                         for r in inc.rates])
+            g.add_rows("standard_rates", [(pk, ok, key, r.sku_key, ttype, s, e, r.measure or default_measure,
+                                           numbers[r.rate]) for r in inc.rates])
         return NO_THRESHOLD, None
 
 

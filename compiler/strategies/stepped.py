@@ -9,9 +9,10 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..errors import IssueCollector
-from ..program.models import CALCULATORS, Filter, Model, Num, OfferBase, OptStr, PropertyRef, TimePeriod, number_text
+from ..numbers import number_text
+from ..program.models import CALCULATORS, Filter, Model, Num, OfferBase, OptStr, ProgramBase, PropertyRef, TimePeriod
 from ..validation.locate import Where, check_filters, dupes
-from .base import IncentiveObjectStrategy, Threshold
+from .base import EmitContext, IncentiveObjectStrategy, Threshold
 
 
 class Tier(Model):
@@ -80,7 +81,8 @@ class Stepped(IncentiveObjectStrategy):
         dupes(c, lambda i: w(f"{op}.incentive.rates[{i}].threshold"),
               [number_text(t.threshold) for t in inc.rates], "tier threshold")
 
-    def emit(self, g: Any, program: Any, offer: SteppedOffer, periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
+    def emit(self, g: EmitContext, program: ProgramBase, offer: SteppedOffer,
+             periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
         calc = offer.calculator_key
         inc = offer.incentive
         td = inc.threshold_definition
@@ -93,7 +95,7 @@ class Stepped(IncentiveObjectStrategy):
         earning = g.filter_id(inc.filters, periods)
         for rank, tier in enumerate(sorted(inc.rates, key=lambda x: x.threshold), start=1):
             rate = tier.value if tier.value is not None else tier.rate
-            g.rules.tables["stepped_tiers"].append((
+            g.add_row("stepped_tiers", (
                 program.key, offer.key, tier_key(tier, calc), number_text(tier.threshold),
                 number_text(rate) if rate is not None else None, tier.measure or CALCULATORS[calc], rank,
             ))

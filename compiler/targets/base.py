@@ -1,8 +1,8 @@
 """The one interface of a target: what `incentives run` needs of an engine.
 
-A run (compiler/pipeline/runner.py) takes the target's run lock, then runs the pipeline's steps
-on it: compile and load (compiler/pipeline/compile.py, load.py), build (build.py), record
-(record.py) and swap the new results in. Where the results are built and how they are swapped in
+A run (compiler/runner.py) takes the target's run lock, then runs the run's steps on it
+(compiler/run/): compile and load (load.py, compiling with compiler/compile/), build (build.py),
+record (record.py) and swap the new results in. Where the results are built and how they are swapped in
 is the target's: a new DuckDB file renamed over the old one (duckdb.py), fresh schemas renamed
 or copied over the live ones (warehouse.py, for postgres.py, spark.py and spark_thrift.py)."""
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, ContextManager, Iterable, Protocol
 
-from ..pipeline.progress import Say, say_to_stdout
-from ..pipeline.record import Summary
+from ..run.progress import Say, say_to_stdout
+from ..run.record import Summary
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class RunJob:
 
 
 class RunLock(Protocol):
-    """One run at a time per target (compiler/pipeline/locks.py)."""
+    """One run at a time per target (compiler/run/locks.py)."""
 
     previous_owner: str
 

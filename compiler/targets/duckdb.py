@@ -13,13 +13,14 @@ from typing import Any, Iterable
 
 import duckdb
 
-from ..pipeline.build import build_selection, run_dbt, run_vars
-from ..pipeline.compile import RejectedProgram, compile_alongside
-from ..pipeline.load import RULES_SCHEMA_SUFFIX, load_and_validate, load_rule_tables, sql_string
-from ..pipeline.locks import FileLock, duckdb_lock
-from ..pipeline.progress import PhaseTimer
-from ..pipeline.validate_data import check_rule_tables, compile_rule_checks
-from ..pipeline.record import (REJECTED_TABLES, RESULT_TABLES, RunInputs, Summary, rejected_tables_sql,
+from ..compile.programs import RejectedProgram
+from ..run.build import build_selection, run_dbt, run_vars
+from ..run.load import RULES_SCHEMA_SUFFIX, compile_alongside, load_and_validate, load_rule_tables
+from ..run.locks import FileLock, duckdb_lock
+from ..run.progress import PhaseTimer
+from ..run.sql import sql_string
+from ..run.validate_data import check_rule_tables, compile_rule_checks
+from ..run.record import (REJECTED_TABLES, RESULT_TABLES, RUNS_COLUMNS, RunInputs, Summary, rejected_tables_sql,
                                run_context_sql, stage_rejected_programs, summarize_with)
 from .base import RunJob, Target
 
@@ -128,11 +129,8 @@ def _load_building(building: Path, programs: Path, data_dir: Path, started_at: d
     return counts, inputs, run_id
 
 
-RUNS_DDL = """
-create table if not exists main.runs (
-    run_id varchar, started_at timestamp, finished_at timestamp, project_version varchar,
-    programs_sha256 varchar, inputs_sha256 varchar, row_counts varchar, threads integer
-)"""
+RUNS_DDL = "create table if not exists main.runs ({})".format(", ".join(
+    f"{c} {'varchar' if t == 'string' else t}" for c, t in RUNS_COLUMNS))
 
 
 def record_run(building: Path, previous: Path, run_id: str, started_at: dt.datetime, inputs: RunInputs,

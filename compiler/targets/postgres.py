@@ -3,15 +3,81 @@ transaction: readers see the old results or the new ones); an advisory lock per 
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import duckdb
 
 from ..errors import RunError
-from ..pipeline.locks import PostgresLock
-from .warehouse import RUNS_COLUMNS, SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
+from ..run.locks import busy_error, utc_now, wait_loop
+from ..run.record import RUNS_COLUMNS
+from .warehouse import SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
+
+
+class PostgresLock:
+    """The run lock of a PostgreSQL target (compiler/run/locks.py): a session-level advisory lock
+    keyed on the database schema (``pg_try_advisory_lock``), held by a connection of its own for
+    the whole run; the server frees it when that connection ends. The connection's
+    ``application_name`` carries the pid and start time for the message of a run that finds it
+    taken."""
+
+    def __init__(self, connect: Callable[[str], Any], schema: str) -> None:
+        self.connect = connect
+        self.schema = schema
+        self.what = f"schema {schema} of target postgres"
+        self.con: Any = None
+        self.previous_owner = ""
+
+    def _key_sql(self) -> str:
+        return "hashtextextended('incentives run ' || %s, 0)"
+
+    def acquire(self, wait: float | None = None) -> "PostgresLock":
+        name = f"incentives run pid {os.getpid()}, started {utc_now()}"
+        self.con = self.connect(name)
+        self.con.autocommit = True
+
+        def try_once() -> bool:
+            with self.con.cursor() as cur:
+                cur.execute(f"select pg_try_advisory_lock({self._key_sql()})", (self.schema,))
+                return bool(cur.fetchone()[0])
+
+        try:
+            if not wait_loop(try_once, wait):
+                raise busy_error(self.what, self.owner(), wait)
+        except BaseException:
+            self.con.close()
+            self.con = None
+            raise
+        return self
+
+    def owner(self) -> str:
+        """`pid N, started T` of the run holding the lock (from its connection's application_name)."""
+        with self.con.cursor() as cur:
+            cur.execute(
+                "select a.application_name, a.backend_start from pg_locks l join pg_stat_activity a on a.pid = l.pid"
+                f" where l.locktype = 'advisory' and l.granted and a.pid <> pg_backend_pid()"
+                f" and (l.classid::bigint << 32) | l.objid::bigint = {self._key_sql()}", (self.schema,))
+            row = cur.fetchone()
+        if row is None:
+            return ""
+        name, started = row
+        prefix = "incentives run "
+        if name and name.startswith(prefix):
+            return name[len(prefix):]
+        return f"a session started {started:%Y-%m-%dT%H:%M:%S%z}" if started else ""
+
+    def release(self) -> None:
+        if self.con is not None:
+            self.con.close()  # the server frees a session's advisory locks when it ends
+            self.con = None
+
+    def __enter__(self) -> "PostgresLock":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
 
 
 class Postgres(Warehouse):

@@ -14,9 +14,10 @@ from typing import Any
 import duckdb
 
 from ..errors import RunError
-from ..pipeline.build import add_filter_once
-from ..pipeline.locks import FileLock
-from .warehouse import RUNS_COLUMNS, SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
+from ..run.build import add_filter_once
+from ..run.locks import FileLock
+from ..run.record import RUNS_COLUMNS
+from .warehouse import SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
 
 
 def spark_dir() -> Path:

@@ -12,9 +12,10 @@ from typing import Any
 import duckdb
 
 from ..errors import RunError
-from ..pipeline.build import add_filter_once
+from ..run.build import add_filter_once
+from ..run.record import RUNS_COLUMNS
 from .spark import Spark, SparkTarget, _keep_profile_ansi_mode, _Py4jRootRecords
-from .warehouse import RUNS_COLUMNS, Warehouse, _export_select, _text_columns
+from .warehouse import Warehouse, _export_select, _text_columns
 
 
 def _poll_quickly() -> None:

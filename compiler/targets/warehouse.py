@@ -38,11 +38,10 @@ from typing import Any, ClassVar, Iterable
 import duckdb
 
 from ..errors import RunError
-from ..pipeline.build import PROJECT_DIR, build_selection, run_dbt, run_vars
-from ..pipeline.compile import compile_alongside
-from ..pipeline.load import load_and_validate, load_rule_tables
-from ..pipeline.progress import PhaseTimer
-from ..pipeline.record import (REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
+from ..run.build import PROJECT_DIR, build_selection, run_dbt, run_vars
+from ..run.load import compile_alongside, load_and_validate, load_rule_tables
+from ..run.progress import PhaseTimer
+from ..run.record import (REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
                                rejected_tables_sql, run_context_sql, stage_rejected_programs, summarize_with)
 from . import TARGETS, get_target, target_class
 from .base import RunJob, RunLock, Target
@@ -54,9 +53,6 @@ PROFILES_DIR = PROJECT_DIR / "profiles"
 # the loaded inputs and the loaded rule tables
 SCHEMA_SUFFIXES = ("", "_internal", "_raw", "_rules")
 BUILDING = "__building"
-RUNS_COLUMNS = (("run_id", "string"), ("started_at", "timestamp"), ("finished_at", "timestamp"),
-                ("project_version", "string"), ("programs_sha256", "string"), ("inputs_sha256", "string"),
-                ("row_counts", "string"), ("threads", "integer"))
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -250,6 +246,9 @@ class WarehouseTarget(Target):
         finally:
             warehouse.close()
 
+
+# For the tests and the bench scripts (tests/, bench/), which reach a warehouse by its target's
+# name: `connect`, `run_lock`, `read_tables`. A run does not use them.
 
 def connect(target: str, settings: dict[str, Any] | None = None) -> Warehouse:
     """A connection to `target` of the profile (postgres, spark or spark_thrift)."""

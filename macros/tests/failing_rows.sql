@@ -4,7 +4,7 @@
     the offending key or value is in dbt's output, not only "Got 1 result". Each test's own SQL
     is run again with a limit, only for the tests that failed (nothing runs when all pass).
     Printed with print(), which `--quiet` keeps; `incentives run` puts these lines into its error
-    message (compiler/pipeline/build.py). -#}
+    message (compiler/run/build.py). -#}
 {% macro print_failing_rows(results, limit=5, max_columns=8) %}
 {%- if execute -%}
 {%- for result in results

@@ -1,9 +1,9 @@
 {#- The input checks: data tests on the sources, so that `dbt build` alone refuses bad rows, and the
     one definition of the checks `incentives run` makes too: the CLI compiles these same tests
-    (compiler/validate_data.py) and runs them on the loaded files, locating each failing row by its
+    (compiler/run/validate_data.py) and runs them on the loaded files, locating each failing row by its
     `_row`. Each test returns the failing rows themselves: `problem_value` (the value to show),
     then every column of the row. What a failure is called in the CLI's message is the test's
-    `meta` (`problem`, `expected`) in the source YAML, or a default in compiler/validate_data.py. -#}
+    `meta` (`problem`, `expected`) in the source YAML, or a default in compiler/run/validate_data.py. -#}
 
 {#- The failing rows of `model`: those where `predicate` holds, with `shown` as problem_value. -#}
 {% macro _failing_rows(model, shown, predicate) -%}

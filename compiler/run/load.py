@@ -1,16 +1,21 @@
 """Loading a run's inputs: the input files (CSV or Parquet) into DuckDB with a `_row` number, checked
-by validate_data.py, and the compiled rule tables (the seeds' CSVs) into DuckDB."""
+by validate_data.py, and the compiled rule tables (the seeds' CSVs) into DuckDB; the programs
+compiled while the inputs load (`compile_alongside`)."""
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import duckdb
 
-from ..errors import DataError, IssueCollector
+from ..compile.programs import RejectedProgram, compile_programs
+from ..errors import DataError, IncentivesError, IssueCollector
 from .build import run_vars
+from .progress import PhaseTimer, Say
+from .sql import sql_string
 from .validate_data import Source, compile_input_checks, validate_inputs
 
 INPUT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -38,10 +43,6 @@ def find_input(data_dir: Path, name: str) -> Path | None:
         if path.exists():
             return path
     return None
-
-
-def sql_string(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str, int], dict[str, Source]]:
@@ -115,21 +116,18 @@ def load_and_validate(con: Any, data_dir: Path, skip_invalid_rows: bool = False,
 
 RULES_SCHEMA_SUFFIX = "_rules"  # the seeds' schema (dbt_project.yml `+schema: rules`)
 
-_DUCKDB_KINDS = {"text": "varchar", "bigint": "bigint", "decimal": "decimal(38,10)", "date": "date",
-                 "boolean": "boolean"}
-
-
 def rule_csv_reader(path: Path, typed: bool = True) -> str:
     """DuckDB SQL reading one compiled rule table (a seed CSV): with the declared column types, or
     every column as text (`typed=False`, to copy to another engine exactly as written)."""
-    from ..rule_tables import BY_NAME, CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, Column, table_of_seed
+    from ..rule_tables import BY_NAME, CATALOGUE, CATALOGUE_COLUMNS, CATALOGUE_HASH, KINDS, TEXT, Column, table_of_seed
 
     if not typed:
         return f"read_csv({sql_string(str(path))}, header = true, quote = '\"', escape = '\"', all_varchar = true)"
     table = table_of_seed(path.stem)
     columns = (CATALOGUE_COLUMNS if table == CATALOGUE else
                BY_NAME[table].columns + (Column(CATALOGUE_HASH, "text", ""),))
-    types = ", ".join(f"'{c.name}': '{_DUCKDB_KINDS[c.kind]}'" for c in columns)
+    kinds = {**KINDS, TEXT: "varchar"}  # the seeds' column types, on DuckDB
+    types = ", ".join(f"'{c.name}': '{kinds[c.kind]}'" for c in columns)
     return (f"read_csv({sql_string(str(path))}, header = true, quote = '\"', escape = '\"', "
             f"columns = {{{types}}})")
 
@@ -144,3 +142,47 @@ def load_rule_tables(con: Any, rules_dir: Path, schema: str, typed: bool = True)
         names.append(path.stem)
         con.execute(f"create or replace table {schema}.{path.stem} as select * from {rule_csv_reader(path, typed)}")
     return names
+
+
+# ----------------------------------------------------------------------------- a run's compile step
+
+T = TypeVar("T")
+
+
+def _compile_and_import_dbt(programs: Path, rules_dir: Path,
+                            skip_invalid: bool) -> tuple[str, float, list[RejectedProgram]]:
+    """compile_programs, then import dbt: the compile's summary line, the seconds it took and the
+    programs left out."""
+    started = time.perf_counter()
+    line, rejected = compile_programs(programs, rules_dir, skip_invalid)
+    seconds = time.perf_counter() - started
+    import dbt.cli.main  # noqa: F401  (what run_dbt imports; the adapters are imported by dbt)
+
+    return line, seconds, rejected
+
+
+def compile_alongside(programs: Path, rules_dir: Path, say: Say, phase: PhaseTimer, load_phase: str,
+                      load: Callable[[], T], skip_invalid_programs: bool = False) -> tuple[T, list[RejectedProgram]]:
+    """Compile the programs into `rules_dir` in a thread while `load()` runs, and return what
+    `load` returned and the programs left out (`skip_invalid_programs`, see compile_text).
+
+    Loading and validating the input files is DuckDB's work, done outside Python's interpreter
+    lock, so compiling (Python) and then importing dbt (about a second of Python that would
+    otherwise start the build) take no time of their own when the load is longer. When both
+    fail, one error lists the problems of the programs and of the data. Phases: `compile` (the
+    thread's compiling), `load_phase`, and `wait` for the thread once `load` is done."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="incentives-compile") as pool:
+        compiled = pool.submit(_compile_and_import_dbt, programs, rules_dir, skip_invalid_programs)
+        try:
+            loaded = load()
+        except IncentivesError as data_error:
+            program_error = compiled.exception()
+            if isinstance(program_error, IncentivesError):
+                raise IncentivesError(f"{program_error.render()}\n{data_error.title}", data_error.issues) from None
+            raise
+        phase(load_phase)
+        line, seconds, rejected = compiled.result()
+    phase("wait")
+    phase.alongside("compile", seconds)
+    say(line)
+    return loaded, rejected

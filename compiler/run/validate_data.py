@@ -9,14 +9,14 @@ row, so every problem is located by file, row, CSV line and column; a few exampl
 how many more, every check at once in one DataError. What a problem is called is the test's `meta`
 (`problem`, `expected`) or the default for its test below.
 
-Only what dbt cannot check stays in Python (compiler/runner.py load_inputs): a missing file or
+Only what dbt cannot check stays in Python (compiler/run/load.py load_inputs): a missing file or
 column, a file that cannot be read. Problems that do not stop a calculation (unknown SKUs, uom
 mismatches, names that match nothing) are warnings computed by the dbt model `run_warnings`.
 
 The same `dbt compile` also compiles the data tests of the rule tables (the seeds' properties file
 written from compiler/rule_tables.py): on DuckDB `incentives run` runs them on the rule tables it
 loaded, in one query (`check_rule_tables`), and leaves them out of its `dbt build`
-(compiler/pipeline/build.py), where each would be a node of its own.
+(compiler/run/build.py), where each would be a node of its own.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, Issue, RunError, show
+from .record import rejected_table_ddl
+from .sql import sql_string
 
 EXAMPLES_PER_CHECK = 5
 
@@ -170,7 +172,7 @@ def _dbt_compile_checks(project: Path, database: str,
                         dbt_vars: dict[str, Any]) -> tuple[list[InputCheck], list[RuleCheck]]:
     from dbt.cli.main import dbtRunner
 
-    from .compile import gc_paused
+    from ..compile.parse import gc_paused
 
     os.environ["INCENTIVES_DUCKDB_PATH"] = database
     args = ["compile", "--select", *CHECKS_SELECTION, "--no-introspect", "--no-populate-cache", "--no-write-json",
@@ -226,10 +228,6 @@ def _ordered(checks: list[InputCheck], tables: dict[str, list[str]]) -> list[Inp
     return sorted((c for c in checks if c.table in tables), key=key)
 
 
-def _sql_text(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _counts(con: Any, checks: list[InputCheck]) -> list[int]:
     """How many failing rows each check has, in one query."""
     if not checks:
@@ -251,27 +249,20 @@ def _issues(con: Any, c: InputCheck, source: Source, count: int) -> list[Issue]:
     return issues
 
 
-# raw.rejected_rows: the input rows left out by validate_inputs(skip_invalid=True), one row per
-# problem (a row with two problems has two); empty otherwise
-REJECTED_ROWS_DDL = """create or replace table raw.rejected_rows (
-    table_name varchar, file varchar, file_row bigint, file_line bigint, column_name varchar,
-    bad_value varchar, problem varchar, expected varchar, message varchar)"""
-
-
 def _reject(con: Any, c: InputCheck, source: Source) -> None:
     """Copy the failing rows of a check into raw.rejected_rows, each with its located message (as
     Issue.render gives it: where, problem, the value quoted, what was expected)."""
     csv = source.path.suffix == ".csv"
-    where = f"{_sql_text(source.path.name + ' row ')} || _row"
+    where = f"{sql_string(source.path.name + ' row ')} || _row"
     if csv:
         where += " || ' (line ' || (_row + 1) || ')'"
-    where += f" || {_sql_text(' column ' + c.column)}"
+    where += f" || {sql_string(' column ' + c.column)}"
     got = "coalesce('; got ''' || problem_value || '''', '')"
     con.execute(
-        f"insert into raw.rejected_rows select {_sql_text(c.table)}, {_sql_text(source.path.name)}, _row,"
-        f" {'_row + 1' if csv else 'null'}, {_sql_text(c.column)}, problem_value, {_sql_text(c.problem)},"
-        f" {_sql_text(c.expected)},"
-        f" {where} || {_sql_text(': ' + c.problem)} || {got} || {_sql_text('; expected ' + c.expected)}"
+        f"insert into raw.rejected_rows select {sql_string(c.table)}, {sql_string(source.path.name)}, _row,"
+        f" {'_row + 1' if csv else 'null'}, {sql_string(c.column)}, problem_value, {sql_string(c.problem)},"
+        f" {sql_string(c.expected)},"
+        f" {where} || {sql_string(': ' + c.problem)} || {got} || {sql_string('; expected ' + c.expected)}"
         f" from ({c.sql})")
 
 
@@ -284,7 +275,9 @@ def validate_inputs(con: Any, sources: dict[str, Source], checks: list[InputChec
     `skip_invalid`: the rows with problems are moved out of their tables into raw.rejected_rows
     instead (always created, empty when nothing was left out); returns how many problems it
     holds. Every check runs on the tables as loaded, before any row is left out."""
-    con.execute(REJECTED_ROWS_DDL)
+    # raw.rejected_rows: the input rows left out by skip_invalid, one row per problem (a row with
+    # two problems has two); empty otherwise
+    con.execute(rejected_table_ddl("rejected_rows", "raw"))
     columns: dict[str, list[str]] = {}
     for table, column in con.execute(
             "select table_name, column_name from duckdb_columns() where database_name = current_database()"
@@ -303,5 +296,5 @@ def validate_inputs(con: Any, sources: dict[str, Source], checks: list[InputChec
         _reject(con, c, sources[c.table])
     for table in sorted({c.table for c in found}):
         con.execute(f"delete from raw.{table} where _row in"
-                    f" (select file_row from raw.rejected_rows where table_name = {_sql_text(table)})")
+                    f" (select file_row from raw.rejected_rows where table_name = {sql_string(table)})")
     return int(con.execute("select count(*) from raw.rejected_rows").fetchone()[0])

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .compile import RejectedProgram
-from .load import sql_string
+from ..compile.programs import RejectedProgram
+from .sql import sql_string
 
 RESULT_TABLES = ("qualification_results", "potential_earnings", "offer_results")
 
@@ -55,7 +55,7 @@ class RunInputs:
 
     def runs_row(self, run_id: str, started_at: dt.datetime, row_counts: dict[str, int],
                  threads: int) -> tuple[Any, ...]:
-        """This run's row of the `runs` table (see RUNS_DDL), finished now."""
+        """This run's row of the `runs` table (RUNS_COLUMNS), finished now."""
         from .. import __version__
 
         return (run_id, started_at.replace(tzinfo=None),
@@ -63,6 +63,11 @@ class RunInputs:
                 self.programs_sha256, json.dumps(self.inputs_sha256, sort_keys=True),
                 json.dumps(row_counts, sort_keys=True), threads)
 
+
+# The columns of the table `runs` (one row per run, kept across runs): name, type
+RUNS_COLUMNS = (("run_id", "string"), ("started_at", "timestamp"), ("finished_at", "timestamp"),
+                ("project_version", "string"), ("programs_sha256", "string"), ("inputs_sha256", "string"),
+                ("row_counts", "string"), ("threads", "integer"))
 
 # The rejection tables every `incentives run` leaves next to its results (empty unless asked for
 # with --skip-invalid-programs / --skip-invalid-rows): staged in the input schema, then copied
@@ -76,11 +81,16 @@ REJECTED_TABLES: dict[str, tuple[tuple[str, bool], ...]] = {
 }
 
 
+def rejected_table_ddl(name: str, schema: str) -> str:
+    """DuckDB: create (or replace) the staged rejection table `schema.name`, empty."""
+    cols = ", ".join(f"{c} {'bigint' if integer else 'varchar'}" for c, integer in REJECTED_TABLES[name])
+    return f"create or replace table {schema}.{name} ({cols})"
+
+
 def stage_rejected_programs(con: Any, rejected: list[RejectedProgram], schema: str = "raw") -> None:
     """DuckDB: `schema.rejected_programs`, the problems of the programs left out (raw.rejected_rows
     is written by validate_inputs)."""
-    cols = ", ".join(f"{c} {'bigint' if integer else 'varchar'}" for c, integer in REJECTED_TABLES["rejected_programs"])
-    con.execute(f"create or replace table {schema}.rejected_programs ({cols})")
+    con.execute(rejected_table_ddl("rejected_programs", schema))
     if rejected:
         con.executemany(f"insert into {schema}.rejected_programs values ({', '.join(['?'] * 7)})",
                         [list(r.row()) for r in rejected])

@@ -1,7 +1,7 @@
 """`incentives run`: compile, load the input files, dbt build, record, swap in, on a target.
 
-The steps are this package's modules (compile.py, load.py with validate_data.py, build.py,
-record.py); where the results are built and how they are swapped in is the target's
+The steps are the modules of compiler/run/ (load.py, which compiles alongside, with
+validate_data.py, build.py, record.py); where the results are built and how they are swapped in is the target's
 (compiler/targets/): a new DuckDB file renamed over the old one, or fresh schemas of a
 warehouse. A failed or killed run leaves the previous results exactly as they were.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..targets import get_target
-from ..targets.base import RunJob
-from .progress import Say, say_to_stdout
-from .record import Summary
+from .run.progress import Say, say_to_stdout
+from .run.record import Summary
+from .targets import get_target
+from .targets.base import RunJob
 
 
 def run(programs: Path, data_dir: Path, database: Path | None, say: Say = say_to_stdout, threads: int = 1,
@@ -23,7 +23,7 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = say_to
     """Compile, load, build into a new file (DuckDB) or new schemas and replace the previous
     results on success.
 
-    The run holds the lock of its target (compiler/pipeline/locks.py) from before it touches
+    The run holds the lock of its target (compiler/run/locks.py and the target's) from before it touches
     anything until it is done; `wait`: seconds to wait for another run's lock (None: fail at once).
     `skip_invalid_programs`, `skip_invalid_rows`: leave out the programs or input rows with
     problems (listed in the tables rejected_programs, rejected_rows and in the summary) instead

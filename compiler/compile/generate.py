@@ -11,11 +11,12 @@ import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import chain, product, repeat
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
+from ..numbers import number_text
 from ..program import qualifier as qx
 from ..program.catalogue import Program
-from ..program.models import QUALIFICATION_TYPES, TRANSACTION_TYPES, Filter, Qualification, TimePeriod, number_text
+from ..program.models import QUALIFICATION_TYPES, TRANSACTION_TYPES, Filter, Qualification, TimePeriod
 from ..rule_tables import TABLES
 from ..strategies import REGISTRY
 
@@ -117,7 +118,8 @@ def stable_id(*parts: Any) -> int:
 
 
 class Generator:
-    """Builds the rule tables of validated programs (see `generate`)."""
+    """Builds the rule tables of validated programs (see `generate`); what the strategies' `emit`
+    is given (`EmitContext` of compiler/strategies/base.py)."""
 
     def __init__(self) -> None:
         self.rules = RuleSet()
@@ -125,6 +127,12 @@ class Generator:
         # filter id -> its entries: (transaction type or None, start, end, SKU keys or (None,))
         self.filters: dict[int, list[tuple[str | None, str, str, Sequence[str | None]]]] = {}
         self.numbers = _NumberTexts()
+
+    def add_row(self, table: str, row: tuple[Any, ...]) -> None:
+        self.rules.tables[table].append(row)
+
+    def add_rows(self, table: str, rows: Iterable[tuple[Any, ...]]) -> None:
+        self.rules.tables[table].extend(rows)
 
     def period(self, periods: dict[str, TimePeriod], key: str | None, cut: bool = False) -> tuple[dt.date, dt.date]:
         """A period's dates (open when absent). `cut`: filters pre-aggregate on time buckets, so

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunError
-from .compile import SEEDS_YAML, gc_paused, write_failed_compile
+from ..compile.parse import gc_paused
+from ..compile.write import SEEDS_YAML, write_failed_compile
 from .progress import Say
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent.parent

@@ -1,1 +1,0 @@
-"""The pipeline of a run: compile, load, validate data, build, swap, record."""
