@@ -119,17 +119,15 @@ cast(case when {{ d }} = 0 then null
     digit. -#}
 {% macro quotient_of_products(p, o, s, scale) %}{{ return(adapter.dispatch('quotient_of_products', 'incentives')(p, o, s, scale)) }}{% endmacro %}
 
+{#- PostgreSQL: the products are exact numerics, so it is default__quotient of one term. -#}
 {% macro default__quotient_of_products(p, o, s, scale) -%}
-{%- set num = [] -%}
-{%- for x, places in p + o -%}{%- do num.append("cast(" ~ x ~ " as numeric)") -%}{%- endfor -%}
-{%- set den = [] -%}
-{%- for x, places in s -%}{%- do den.append("cast(" ~ x ~ " as numeric)") -%}{%- endfor -%}
-{%- set n = "(" ~ num | join(" * ") ~ ")" -%}
-{%- set d = "(" ~ den | join(" * ") ~ ")" -%}
-cast(case when {{ d }} = 0 then null
- else sign({{ n }}) * sign({{ d }})
-   * div(abs({{ n }}) * 2{{ "0" * scale }} + abs({{ d }}), 2 * abs({{ d }}))
-   * {{ incentives._unit(scale) }} end as decimal(38,{{ scale }}))
+{{ incentives.default__quotient([[incentives._product(p), incentives._product(o)]], '1', incentives._product(s), scale) }}
+{%- endmacro %}
+
+{#- _product(factors): the SQL product of a list of [expression, places] (1 when empty). -#}
+{% macro _product(factors) -%}
+{%- set parts = [] -%}{%- for x, places in factors -%}{%- do parts.append("cast(" ~ x ~ " as numeric)") -%}{%- endfor -%}
+{{ return("(" ~ parts | join(" * ") ~ ")" if parts else "1") }}
 {%- endmacro %}
 
 {#- the limbs' form on an engine of 128-bit integers (`int`, `idiv`) -#}
@@ -170,10 +168,17 @@ cast({{ incentives._rounded_limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os
 {{ exact }}
 {%- else -%}
 {%- set y = "((" ~ ((num | join(" * ")) if num else "1") ~ ") / (" ~ (den | join(" * ")) ~ ")" ~ (" * 1e" ~ scale if scale != 0 else "") ~ ")" -%}
+{{ incentives._duckdb_double_first(y, exact, scale) }}
+{%- endif -%}
+{%- endmacro %}
+
+{#- _duckdb_double_first(y, exact, scale): round(y) x 10^-scale where the double y (the quotient x
+    10^scale, within 2e-4 units: see duckdb__quotient) is provably right (|y| < 10^11, more than
+    0.001 from a tie), else the exact expression. -#}
+{% macro _duckdb_double_first(y, exact, scale) -%}
 (case when abs({{ y }}) < 100000000000 and abs({{ y }} - floor({{ y }}) - 0.5) > 0.001
  then cast(cast(round({{ y }}) as decimal(38,0)) * {{ incentives._unit(scale) }} as decimal(38,{{ scale }}))
  else {{ exact }} end)
-{%- endif -%}
 {%- endmacro %}
 
 {% macro spark__quotient_of_products(p, o, s, scale) -%}
@@ -210,9 +215,7 @@ cast({{ incentives._rounded_limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os
 {%- for f in [terms[0][0], terms[0][1], multiplier] -%}{%- if f | string != '1' -%}{%- do factors.append("cast(" ~ f ~ " as double)") -%}{%- endif -%}{%- endfor -%}
 {%- set y = "(" ~ (factors | join(" * ")) ~ " / cast(" ~ denominator ~ " as double)" ~ (" * 1e" ~ scale if scale != 0 else "") ~ ")" -%}
 (case when cast({{ denominator }} as decimal(38,10)) = 0 then null
- when abs({{ y }}) < 100000000000 and abs({{ y }} - floor({{ y }}) - 0.5) > 0.001
- then cast(cast(round({{ y }}) as decimal(38,0)) * {{ incentives._unit(scale) }} as decimal(38,{{ scale }}))
- else cast({{ exact }} as decimal(38,{{ scale }})) end)
+ else {{ incentives._duckdb_double_first(y, "cast(" ~ exact ~ " as decimal(38," ~ scale ~ "))", scale) }} end)
 {%- else -%}
 cast({{ exact }} as decimal(38,{{ scale }}))
 {%- endif -%}
