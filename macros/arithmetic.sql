@@ -66,7 +66,7 @@ cast(case when {{ d }} = 0 then null
 {#- 128-bit integer arithmetic (DuckDB HUGEINT, Spark DECIMAL(38,0)). With P = |numerator| x 10^20,
     o = |multiplier| x 10^10 and s = |denominator| x 10^10 (integers below 10^38, 10^19, 10^19),
     the quotient is _rounded_limb_quotient(P, o, s, 10^(20 - scale)) x 10^-scale. -#}
-{% macro _quotient_in_limbs(terms, multiplier, denominator, scale, int, idiv) -%}
+{% macro _quotient_in_limbs(terms, multiplier, denominator, scale, int, limb_quotient) -%}
 {%- set parts = [] -%}
 {%- for x, y in terms -%}
   {%- do parts.append(incentives._scaled_integer(x, int) ~ " * " ~ incentives._scaled_integer(y, int)) -%}
@@ -74,7 +74,7 @@ cast(case when {{ d }} = 0 then null
 {%- set signed_p = "(" ~ parts | join(" + ") ~ ")" -%}
 {%- set signed_o = incentives._scaled_integer(multiplier, int) -%}
 {%- set signed_s = incentives._scaled_integer(denominator, int) -%}
-({{ incentives._rounded_limb_quotient(signed_p, signed_o, signed_s, 20 - scale, 19, 21, int, idiv) }} * {{ incentives._unit(scale) }})
+({{ limb_quotient(signed_p, signed_o, signed_s, 20 - scale, 19, 21) }} * {{ incentives._unit(scale) }})
 {%- endmacro %}
 
 {#- _rounded_limb_quotient(p, o, s, u, limb, s_digits, int, idiv): p x o / (s x 10^u) rounded half
@@ -131,7 +131,7 @@ cast(case when {{ d }} = 0 then null
 {%- endmacro %}
 
 {#- the limbs' form on an engine of 128-bit integers (`int`, `idiv`) -#}
-{% macro _quotient_of_products_in_limbs(p, o, s, scale, int, idiv) -%}
+{% macro _quotient_of_products_in_limbs(p, o, s, scale, int, limb_quotient) -%}
 {%- set ns = namespace(p_places=0, o_places=0, s_places=0) -%}
 {%- set ps = [] -%}{%- set os = [] -%}{%- set ss = [] -%}
 {%- for x, places in p -%}{%- set ns.p_places = ns.p_places + places -%}{%- do ps.append(incentives._integer_of(x, places, int)) -%}{%- endfor -%}
@@ -144,7 +144,7 @@ cast(case when {{ d }} = 0 then null
 {%- set u = 1 + k - k0 -%}
 {%- if k > 0 -%}{%- do ps.append("cast(1" ~ ("0" * k) ~ " as " ~ int ~ ")") -%}{%- endif -%}
 {%- if not os -%}{%- do os.append("cast(1 as " ~ int ~ ")") -%}{%- endif -%}
-cast({{ incentives._rounded_limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os | join(" * ") ~ ")", "(" ~ ss | join(" * ") ~ ")", u, 10, 28, int, idiv) }}
+cast({{ limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os | join(" * ") ~ ")", "(" ~ ss | join(" * ") ~ ")", u, 10, 28) }}
    * {{ incentives._unit(scale) }} as decimal(38,{{ scale }}))
 {%- endmacro %}
 
@@ -160,7 +160,7 @@ cast({{ incentives._rounded_limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os
     is off by less than 2e-4 units; more than 0.001 away from a rounding tie, round(y) is exact.
     Ties, near-ties and large quotients take the exact limbs. -#}
 {% macro duckdb__quotient_of_products(p, o, s, scale) -%}
-{%- set exact = incentives._quotient_of_products_in_limbs(p, o, s, scale, 'hugeint', incentives._duckdb_idiv) -%}
+{%- set exact = incentives._quotient_of_products_in_limbs(p, o, s, scale, 'hugeint', incentives._duckdb_limb_quotient) -%}
 {%- set num = [] -%}{%- set den = [] -%}
 {%- for x, places in p + o -%}{%- if x | string != '1' -%}{%- do num.append("cast(" ~ x ~ " as double)") -%}{%- endif -%}{%- endfor -%}
 {%- for x, places in s -%}{%- do den.append("cast(" ~ x ~ " as double)") -%}{%- endfor -%}
@@ -182,7 +182,7 @@ cast({{ incentives._rounded_limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os
 {%- endmacro %}
 
 {% macro spark__quotient_of_products(p, o, s, scale) -%}
-{{ incentives._quotient_of_products_in_limbs(p, o, s, scale, 'decimal(38,0)', incentives._spark_idiv) }}
+{{ incentives._quotient_of_products_in_limbs(p, o, s, scale, 'decimal(38,0)', incentives._spark_limb_quotient) }}
 {%- endmacro %}
 
 {#- raise_error(message): an expression that fails the query with the text `message` (an SQL
@@ -202,6 +202,10 @@ cast({{ incentives._rounded_limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os
 
 {% macro _duckdb_idiv(a, b, digits=21) %}{{ return("(" ~ a ~ " // " ~ b ~ ")") }}{% endmacro %}
 
+{% macro _duckdb_limb_quotient(p, o, s, u, limb, s_digits) -%}
+{{ incentives._rounded_limb_quotient(p, o, s, u, limb, s_digits, 'hugeint', incentives._duckdb_idiv) }}
+{%- endmacro %}
+
 {#- DuckDB: 128-bit integer division is slow, so a row whose double quotient is provably right
     takes it: y = n / d x 10^scale in double has a relative error below 2e-15 (at most three
     operand conversions and three operations, each within 2^-53, twice for a decimal's
@@ -209,7 +213,7 @@ cast({{ incentives._rounded_limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os
     0.001 away from a rounding tie, round(y) is the exact result. Ties, near-ties and large
     quotients take the exact limbs. A numerator of several terms (which may cancel) always does. -#}
 {% macro duckdb__quotient(terms, multiplier, denominator, scale) -%}
-{%- set exact = incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'hugeint', incentives._duckdb_idiv) -%}
+{%- set exact = incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'hugeint', incentives._duckdb_limb_quotient) -%}
 {%- if terms | length == 1 -%}
 {%- set factors = [] -%}
 {%- for f in [terms[0][0], terms[0][1], multiplier] -%}{%- if f | string != '1' -%}{%- do factors.append("cast(" ~ f ~ " as double)") -%}{%- endif -%}{%- endfor -%}
@@ -226,8 +230,38 @@ cast({{ exact }} as decimal(38,{{ scale }}))
     20 typed DECIMAL(38,0); a larger quotient fails (ANSI mode), never a wrong digit. -#}
 {% macro _spark_idiv(a, b, digits=21) %}{{ return("cast((" ~ a ~ " - " ~ a ~ " % " ~ b ~ ") / cast(" ~ b ~ " as decimal(" ~ digits ~ ",0)) as decimal(38,0))") }}{% endmacro %}
 
+{#- _spark_limb_quotient(p, o, s, u, limb, s_digits): _rounded_limb_quotient on Spark, each operand
+    and limb computed once. Written out, the limbs repeat p 32 times and o 20 times (Spark's integer
+    division repeats its dividend), and Spark's planner and code generator hold every copy: the
+    SQL of one quotient is 17 KB where its operands are columns, a model with a dozen of them
+    took minutes to plan and exhausted the driver's memory. Here each value is bound once, as the
+    variable of a lambda over a one-element array (_spark_let), and every later step names it. -#}
+{% macro _spark_limb_quotient(p, o, s, u, limb, s_digits) -%}
+{%- set int = 'decimal(38,0)' -%}
+{%- set idiv = incentives._spark_idiv -%}
+{%- set b = "cast(1" ~ ("0" * limb) ~ " as " ~ int ~ ")" -%}
+{%- set big_u = "cast(1" ~ ("0" * u) ~ " as " ~ int ~ ")" -%}
+{%- set t = "(" ~ idiv("q.a", "q.s", s_digits) ~ " * " ~ b ~ " + " ~ idiv("(r.ra * " ~ b ~ ")", "q.s", s_digits) ~ " + " ~ idiv("q.c", "q.s", s_digits)
+    ~ " + " ~ idiv("((r.ra * " ~ b ~ ") % q.s + q.c % q.s)", "q.s", s_digits) ~ ")" -%}
+{%- set rounded = idiv("(w.t * 2 + " ~ big_u ~ ")", "(" ~ big_u ~ " * 2)") -%}
+{{ incentives._spark_let('v', [['g', "cast(sign(" ~ p ~ ") * sign(" ~ o ~ ") * sign(nullif(" ~ s ~ ", 0)) as " ~ int ~ ")"],
+                                ['p', "abs(" ~ p ~ ")"], ['o', "abs(" ~ o ~ ")"], ['s', "abs(nullif(" ~ s ~ ", 0))"]],
+     incentives._spark_let('q', [['a', "(" ~ idiv("v.p", b) ~ " * v.o)"], ['c', "((v.p % " ~ b ~ ") * v.o)"], ['s', "v.s"]],
+       incentives._spark_let('r', [['ra', "(q.a % q.s)"]],
+         incentives._spark_let('w', [['t', t]],
+           "cast(v.g * " ~ rounded ~ " as decimal(38,0))")))) }}
+{%- endmacro %}
+
+{#- _spark_let(name, fields, body): `body` with `name` bound to a struct of `fields` ([field,
+    expression] pairs, each expression evaluated once per row): Spark SQL has no let, so a
+    lambda over a one-element array. -#}
+{% macro _spark_let(name, fields, body) -%}
+{%- set parts = [] -%}{%- for field, expr in fields -%}{%- do parts.append("'" ~ field ~ "', " ~ expr) -%}{%- endfor -%}
+{{ return("element_at(transform(array(named_struct(" ~ parts | join(", ") ~ ")), " ~ name ~ " -> " ~ body ~ "), 1)") }}
+{%- endmacro %}
+
 {% macro spark__quotient(terms, multiplier, denominator, scale) -%}
-cast({{ incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'decimal(38,0)', incentives._spark_idiv) }} as decimal(38,{{ scale }}))
+cast({{ incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'decimal(38,0)', incentives._spark_limb_quotient) }} as decimal(38,{{ scale }}))
 {%- endmacro %}
 
 {#- safe_to_decimal(text_expr): the text as a measure, or null when it is not a number. -#}
