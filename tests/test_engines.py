@@ -179,6 +179,23 @@ def test_bad_data_is_refused_before_loading(engine: str, tmp_path: Path, capsys:
 NODE_LINE = re.compile(r"^\s*\[\s*\d+\]\s+(?P<type>\S+)\s+(?P<name>\S+)\s+(?P<status>\S+)\s*$")
 
 
+@pytest.mark.skipif("spark" not in ENGINES, reason="spark is not in INCENTIVES_ENGINES")
+def test_spark_tables_leave_out_the_sessions_temporary_views() -> None:
+    """The swap copies a building schema's tables: a temporary view of the in-process session (dbt
+    leaves a failed node's `__dbt_tmp` view for the rest of the process) is not one of them."""
+    warehouse = engines.connect("spark")
+    schema = f"{engines.target_settings('spark')['schema']}_listing"
+    try:
+        warehouse.create_schema(schema)
+        warehouse.execute(f"create table {schema}.kept (x int) using parquet")
+        warehouse.execute("create or replace temporary view left_by_a_failed_node__dbt_tmp as select 1 as x")
+        assert warehouse.tables(schema) == ["kept"]
+    finally:
+        warehouse.execute("drop view if exists left_by_a_failed_node__dbt_tmp")
+        warehouse.drop_schema(schema)
+        warehouse.close()
+
+
 @pytest.mark.parametrize("engine", UNIT_TEST_ENGINES)
 def test_dbt_unit_tests_pass(engine: str, tmp_path: Path) -> None:
     """The dbt unit tests (rounding, division, every qualification type and calculator) on the
