@@ -23,10 +23,7 @@ cast(round({{ expr }}, {{ scale }}) as decimal(38,{{ scale }}))
 {% macro duckdb__round_product(a, b, scale, shift=0) -%}
 {%- set exponent = scale + shift -%}
 {%- set y = "(cast(" ~ a ~ " as double) * cast(" ~ b ~ " as double)" ~ (" * 1e" ~ exponent if exponent != 0 else "") ~ ")" -%}
-{%- set unit = "0." ~ ("0" * (scale - 1)) ~ "1" if scale > 0 else "1" -%}
-(case when abs({{ y }}) < 250000000000 and abs({{ y }} - floor({{ y }}) - 0.5) > 0.001
- then cast(cast(round({{ y }}) as decimal(38,0)) * {{ unit }} as decimal(38,{{ scale }}))
- else {{ incentives.default__round_product(a, b, scale, shift) }} end)
+{{ incentives._duckdb_double_first(y, incentives.default__round_product(a, b, scale, shift), scale, 250000000000) }}
 {%- endmacro %}
 
 {#- Division: one exact quotient, last in its chain ("divide last", docs/semantics.md).
@@ -172,11 +169,11 @@ cast({{ limb_quotient("(" ~ ps | join(" * ") ~ ")", "(" ~ os | join(" * ") ~ ")"
 {%- endif -%}
 {%- endmacro %}
 
-{#- _duckdb_double_first(y, exact, scale): round(y) x 10^-scale where the double y (the quotient x
-    10^scale, within 2e-4 units: see duckdb__quotient) is provably right (|y| < 10^11, more than
-    0.001 from a tie), else the exact expression. -#}
-{% macro _duckdb_double_first(y, exact, scale) -%}
-(case when abs({{ y }}) < 100000000000 and abs({{ y }} - floor({{ y }}) - 0.5) > 0.001
+{#- _duckdb_double_first(y, exact, scale, bound): round(y) x 10^-scale where the double y (the result
+    x 10^scale, within 2e-4 units below `bound`: see duckdb__quotient and duckdb__round_product)
+    is provably right (|y| < bound, more than 0.001 from a tie), else the exact expression. -#}
+{% macro _duckdb_double_first(y, exact, scale, bound=100000000000) -%}
+(case when abs({{ y }}) < {{ bound }} and abs({{ y }} - floor({{ y }}) - 0.5) > 0.001
  then cast(cast(round({{ y }}) as decimal(38,0)) * {{ incentives._unit(scale) }} as decimal(38,{{ scale }}))
  else {{ exact }} end)
 {%- endmacro %}
