@@ -1,7 +1,6 @@
--- A view: potential_earnings, its one reader, writes these rows once. Spark keeps a view's text in
--- its metastore (Derby: 32,700 characters), and the exact quotients here are longer there: a table
--- on Spark.
-{{ config(materialized='table' if target.type in ('spark', 'databricks') else 'view') }}
+-- A view: potential_earnings, its one reader, writes these rows once (a table on Spark:
+-- long_query_materialization, macros/materializations.sql).
+{{ config(materialized=incentives.long_query_materialization()) }}
 
 -- The earning rows of the qualified participant x offer pairs (the strategies' models) in
 -- potential_earnings' columns, each calculator's formula from its macro (macros/calculators/,

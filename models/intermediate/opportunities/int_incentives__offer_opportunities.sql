@@ -1,6 +1,6 @@
--- A view: offer_results, its one reader, writes these rows once (a table on Spark, whose metastore
--- keeps a view's text in 32,700 characters).
-{{ config(materialized='table' if target.type in ('spark', 'databricks') else 'view') }}
+-- A view: offer_results, its one reader, writes these rows once (a table on Spark:
+-- long_query_materialization, macros/materializations.sql).
+{{ config(materialized=incentives.long_query_materialization()) }}
 
 -- Per participant x offer (every evaluated pair, qualified or not), what offer_results says of
 -- the pair: its qualifiers (int_incentives__offer_status), what it earns (the sum of its potential_earnings

@@ -1,7 +1,6 @@
--- materialized as a view: potential_earnings computes and writes the earning rows once. Spark
--- keeps a view's text in its metastore, whose column for it holds 32,700 characters (Derby), and
--- the exact quotients of this model are longer there: a table on Spark.
-{{ config(materialized='table' if target.type in ('spark', 'databricks') else 'view') }}
+-- A view: potential_earnings computes and writes the earning rows once (a table on Spark:
+-- long_query_materialization, macros/materializations.sql).
+{{ config(materialized=incentives.long_query_materialization()) }}
 
 -- Stacked offers' earning rows of the qualified participant x offer pairs: the stacked strategy's
 -- query (macros/strategies/stacked.sql, which int_incentives__offer_opportunities runs for the unqualified
