@@ -114,29 +114,42 @@ earnings as (
     {%- endfor %}
 ),
 
-earned as (
-    -- one pass over the earning rows: what the offer pays (potential_earnings' rows), what it
-    -- would pay if qualified (all of them: a qualified pair's other rows have no rate), and a
-    -- stepped offer's transactions priced at the next tier's rate, each rounded to cents as
-    -- potential_earnings would (percent_of_amount, dollars_per_unit)
+earnings_at_next_tier as (
+    -- each earning row, and a stepped offer's row as its calculator would price it at the next
+    -- tier's rate (`rate`, `quantity`, `value`: the columns the calculators read)
     select
         earnings.entity_id,
         earnings.offer_key,
-        sum(case when earnings.earned then earnings.incentive_amount end) as incentive_amount,
-        sum(earnings.incentive_amount) as potential_if_qualified,
-        count(thresholds.entity_id) as next_tier_rows,
-        sum(case when thresholds.entity_id is not null then
-            case earnings.offer_calculator
-                when 'percent_of_amount' then {{ incentives.round_product('earnings.incentivized_amount', 'thresholds.next_tier_rate', 2, -2) }}
-                when 'dollars_per_unit' then {{ incentives.round_product('earnings.incentivized_quantity', 'thresholds.next_tier_rate', 2) }}
-            end
-        end) as next_tier_row_amount
+        earnings.offer_calculator,
+        earnings.earned,
+        earnings.incentive_amount,
+        thresholds.entity_id is not null as at_next_tier,
+        thresholds.next_tier_rate as rate,
+        earnings.incentivized_quantity as quantity,
+        earnings.incentivized_amount as value
     from earnings
     left join thresholds
         on thresholds.entity_id = earnings.entity_id
         and thresholds.offer_key = earnings.offer_key
         and earnings.strategy_key = 'stepped'
-    group by earnings.entity_id, earnings.offer_key
+),
+
+earned as (
+    -- one pass over the earning rows: what the offer pays (potential_earnings' rows), what it
+    -- would pay if qualified (all of them: a qualified pair's other rows have no rate), and a
+    -- stepped offer's transactions priced at the next tier's rate by the calculator, each
+    -- rounded to cents as potential_earnings would (percent_of_amount, dollars_per_unit; a
+    -- fixed_amount tier's dollar total is not a row's price: joined, below)
+    select
+        entity_id,
+        offer_key,
+        sum(case when earned then incentive_amount end) as incentive_amount,
+        sum(incentive_amount) as potential_if_qualified,
+        count(case when at_next_tier then 1 end) as next_tier_rows,
+        sum(case when at_next_tier then {{ incentives.calculate('incentive', ['percent_of_amount', 'dollars_per_unit']) }} end)
+            as next_tier_row_amount
+    from earnings_at_next_tier
+    group by entity_id, offer_key
 ),
 
 joined as (
