@@ -466,30 +466,6 @@ def test_a_team_project_gets_its_own_catalogue_results(engine: str, tmp_path: Pa
                                                               "__incentive_rules")])
 
 
-def test_no_rejoin_of_upstream_concepts() -> None:
-    """dbt-project-evaluator's "rejoin of upstream concepts": no model C reads both a model A and a
-    model B that reads A when C is B's only reader (B would belong inside C, or A's concept is
-    joined twice). Stacked coverage is computed once (int_incentives__stack_coverage) and read by its
-    earnings, stack_coverage and offer_results; offer_results reads the pairs' qualifiers and tiers
-    through int_incentives__offer_opportunities, which reads the earning rows of potential_earnings and of
-    int_incentives__offer_opportunities. The graph is read from the models' literal refs (also those passed
-    to the strategies' macros)."""
-    import re
-
-    ref = re.compile(r"""\bref\(\s*(?:['"]incentives['"]\s*,\s*)?['"](\w+)['"]\s*\)""")
-    parents = {path.stem: set(ref.findall(path.read_text())) for path in (PROJECT_DIR / "models").rglob("*.sql")}
-    children: dict[str, set[str]] = {}
-    for child, refs in parents.items():
-        for parent in refs:
-            children.setdefault(parent, set()).add(child)
-    assert parents["int_incentives__earnings_stacked"] >= {"int_incentives__stack_coverage"}
-    rejoins = {(c, b) for c, refs in parents.items() for b in refs for a in refs
-               if a in parents.get(b, set()) and children.get(b) == {c}}
-    # known, kept: the brand concern's one model (docs/architecture.md, "Rejoins")
-    assert rejoins <= {("int_incentives__qualification_measures", "int_incentives__brand_counts")}, rejoins
-    assert not any(c == "offer_results" or b == "int_incentives__stack_coverage" for c, b in rejoins)
-
-
 def test_readme_output_tables_match_the_contracts() -> None:
     """The README's column tables (Outputs) list the columns of the marts' contracts
     (models/marts/_marts.yml, the one declaration of the output tables: dbt enforces it), in their
