@@ -26,7 +26,7 @@ from compiler.cli import main
 from compiler.run.build import PROJECT_DIR, _release_dbt_database
 from compiler.run.load import load_inputs
 from compiler.run.record import RESULT_TABLES
-from tests.harness import engine_params, normalized, read_results
+from tests.harness import SQL_ENGINES, engine_params, normalized, read_results
 
 EXAMPLES = PROJECT_DIR / "examples"
 # the example's inputs under the names a team's warehouse gives them (no enrollments table)
@@ -96,7 +96,7 @@ def run_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
     return {name: normalized(_without(rows, "run_id")) for name, rows in results.items()}
 
 
-@pytest.mark.parametrize("engine", engine_params())
+@pytest.mark.parametrize("engine", engine_params(SQL_ENGINES))
 def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_results: dict[str, list],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     with redirect_stdout(io.StringIO()):  # the compiled example into seeds/ (not committed)

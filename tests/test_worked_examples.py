@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import ENGINES, engine_params, normalized, run_engine, strip_to_semantics
+from tests.harness import ENGINES, SQL_ENGINES, engine_params, normalized, run_engine, strip_to_semantics
 from tests.oracle.evaluator import evaluate
 
 SEASON = [
@@ -148,7 +148,7 @@ def _worked(engine: str, factory: pytest.TempPathFactory) -> dict[str, list[dict
     return _RUNS[engine]
 
 
-@pytest.fixture(scope="module", params=engine_params())
+@pytest.fixture(scope="module", params=engine_params(SQL_ENGINES))
 def engine(request: pytest.FixtureRequest) -> str:
     return request.param
 
