@@ -146,10 +146,8 @@ def _own_inputs(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
             warehouse.close()
 
 
-@pytest.fixture()
-def project_copy(tmp_path: Path) -> Path:
-    """The dbt project with the compiled example's seeds in a folder of its own, to damage."""
-    copy = tmp_path / "project"
+def copy_project(copy: Path) -> Path:
+    """The dbt project in the new folder `copy`, with the compiled example's seeds."""
     copy.mkdir()
     for name in ("dbt_project.yml", "models", "macros"):
         source = PROJECT_DIR / name
@@ -158,6 +156,12 @@ def project_copy(tmp_path: Path) -> Path:
     with redirect_stdout(io.StringIO()):
         assert main(["compile", str(EXAMPLES / "programs.json"), "--out", str(copy / "seeds")]) == 0
     return copy
+
+
+@pytest.fixture()
+def project_copy(tmp_path: Path) -> Path:
+    """The dbt project with the compiled example's seeds in a folder of its own, to damage."""
+    return copy_project(tmp_path / "project")
 
 
 def _copy_to_duckdb(scratch: duckdb.DuckDBPyConnection, database: Path) -> None:

@@ -12,21 +12,17 @@ through the evaluator's `primary_key_test_macros` var, and the rule seeds are ch
 from __future__ import annotations
 
 import csv
-import io
 import json
 import shutil
-from contextlib import redirect_stdout
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from compiler.cli import main
 from compiler.run.build import PROJECT_DIR
-from tests.test_dbt_package import invoke_dbt
+from tests.test_dbt_package import copy_project, invoke_dbt
 
 EVALUATOR = PROJECT_DIR / "tests" / "evaluator"
-EXAMPLES = PROJECT_DIR / "examples"
 
 EVALUATOR_VARS = {
     "primary_key_test_macros": [["dbt.test_unique", "dbt.test_not_null"],
@@ -39,15 +35,9 @@ EVALUATOR_VARS = {
 def _scratch_project(root: Path) -> Path:
     """The project with the compiled example, the two vendored packages installed by path and the
     evaluator's exceptions seed in the project's own seeds (the package's is disabled)."""
-    copy = root / "project"
-    copy.mkdir()
-    for name in ("models", "macros"):
-        shutil.copytree(PROJECT_DIR / name, copy / name)
-    (copy / "tests" / "dbt").mkdir(parents=True)
-    with redirect_stdout(io.StringIO()):
-        assert main(["compile", str(EXAMPLES / "programs.json"), "--out", str(copy / "seeds")]) == 0
+    copy = copy_project(root / "project")
     shutil.copy(EVALUATOR / "dbt_project_evaluator_exceptions.csv", copy / "seeds")
-    project = (PROJECT_DIR / "dbt_project.yml").read_text()
+    project = (copy / "dbt_project.yml").read_text()
     assert "\nseeds:\n  incentives:\n" in project
     project = project.replace("\nseeds:\n", "\nseeds:\n  dbt_project_evaluator:\n    dbt_project_evaluator_exceptions:\n"
                                             "      +enabled: false\n", 1)
@@ -74,18 +64,18 @@ def test_the_project_evaluator_finds_nothing_beyond_the_recorded_exceptions(tmp_
                 if r["unique_id"].startswith("test.dbt_project_evaluator.") and r["status"] != "pass"}
     details = []
     if findings:
+        manifest = json.loads((project / "target" / "manifest.json").read_text())
         with duckdb.connect(str(database), read_only=True) as con:
             for unique_id in sorted(findings):
-                model = _tested_model(project, unique_id)
+                model = _tested_model(manifest, unique_id)
                 rows = con.execute(f"select * from {model}").fetchall() if model else []
                 details.append(f"{unique_id}: {findings[unique_id]} {rows[:10]}")
     assert not findings, "dbt-project-evaluator findings beyond tests/evaluator/dbt_project_evaluator_exceptions.csv:\n" \
         + "\n".join(details)
 
 
-def _tested_model(project: Path, unique_id: str) -> str | None:
+def _tested_model(manifest: dict, unique_id: str) -> str | None:
     """The relation of the evaluator model a test of it reads (to print its rows)."""
-    manifest = json.loads((project / "target" / "manifest.json").read_text())
     node = manifest["nodes"].get(unique_id, {})
     for parent in node.get("depends_on", {}).get("nodes", []):
         model = manifest["nodes"].get(parent)
