@@ -108,7 +108,7 @@ class Spark(Warehouse):
         # listTables also lists the session's temporary views (dbt's `__dbt_tmp` views of a
         # failed node stay for the rest of the process): only the database's own tables
         return sorted(t.name for t in self.session.catalog.listTables(schema)
-                      if t.tableType not in ("VIEW", "TEMPORARY") and not t.isTemporary)
+                      if t.tableType != "VIEW" and not t.isTemporary)
 
     def drop_schema(self, schema: str) -> None:
         self.execute(f"drop database if exists {schema} cascade")
