@@ -138,14 +138,16 @@ def make_catalogue(rng: random.Random) -> list[Manufacturer]:
             spec = CATEGORIES[cat]
             mfr.brand_category[brand] = cat
             base_price = rng.uniform(*spec["price"])
-            per_acre = rng.uniform(*spec["per_acre"])
+            # the product's label rate: every pack size of a brand shares it (a set of one product
+            # has one conversion rate)
+            per_acre = round(rng.uniform(*spec["per_acre"]), 6)
             skus = []
             for _ in range(rng.randint(15, 35)):
                 sku_no += 1
                 pack = rng.choice(spec["packs"])
                 price = round(base_price * rng.uniform(0.85, 1.2) * (0.92 if pack == 0.01 else 1.0), 2)
                 skus.append(Sku(sku_no, f"{brand}_sku{sku_no:04d}", brand, m, cat, spec["uom"], price, pack,
-                                round(per_acre * rng.uniform(0.9, 1.1), 6), spec["grower"]))
+                                per_acre, spec["grower"]))
             mfr.brands[brand] = skus
         mfrs.append(mfr)
     return mfrs

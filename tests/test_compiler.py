@@ -234,10 +234,21 @@ def test_stacked_offer_beyond_exact_bounds_is_refused_with_location(rates: list,
     compile_text(json.dumps(_stacked_program([{"sku_key": "t", "rate": "0.1234567891", "from": "gal"}])))
 
 
-def test_stacked_rates_without_a_common_denominator_keep_10_places() -> None:
+def test_stacked_rates_without_a_common_denominator_are_refused_with_location() -> None:
     """Rates of one set with unrelated numerators (0.436203 and 0.460906 gal per acre: a common
-    rate of about 2 x 10^11) are beyond the bounds of exact coverage: the offer's rows carry
-    weight 0 and set rate 0, and each transaction's coverage is rounded to 10 places."""
-    rules, _ = compile_text(json.dumps(_stacked_program([
-        {"sku_key": "a", "rate": "0.436203", "from": "gal"}, {"sku_key": "b", "rate": "0.460906", "from": "gal"}])))
-    assert {r[-3:] for r in rules.tables["stacked_set_skus"]} == {("0", "0", "1")}
+    rate of about 2 x 10^5) are beyond the bounds of exact coverage: the offer is refused at the
+    set's conversion rates, with the rates, the common rate and what would be within the bounds
+    (never computed with a rounded coverage)."""
+    with pytest.raises(ProgramError) as info:
+        compile_text(json.dumps(_stacked_program([
+            {"sku_key": "a", "rate": "0.436203", "from": "gal"}, {"sku_key": "b", "rate": "0.460906", "from": "gal"}])))
+    text = info.value.render()
+    assert "programs[0].offers[0].incentive.sku_sets[1].conversion.rates" in text, text
+    assert "0.436203, 0.460906" in text and "common conversion rate 201048.579918" in text, text
+    assert "rates sharing factors" in text, text
+    # sets of one 10-place rate each whose numerators share nothing: no common denominator within 10^18
+    program = _stacked_program([{"sku_key": "t", "rate": "0.1234567891", "from": "gal"}])
+    program["programs"][0]["offers"][0]["incentive"]["sku_sets"][0]["conversion"]["rates"][0]["rate"] = "9876.5432109871"
+    with pytest.raises(ProgramError) as info:
+        compile_text(json.dumps(program))
+    assert "coverage weight x offer multiplier" in info.value.render(), info.value.render()

@@ -53,14 +53,14 @@ def _programs() -> dict:
                  "stacks": [{"key": "anchor_and_paying", "sku_set_keys": ["anchor", "paying"]}]}},
             {"key": "ties.ilevo", "strategy_key": "stacked", "calculator_key": "dollars_per_coverage_unit",
              "incentive": _ilevo_incentive()},
-            # rates of one set without a common denominator within the bounds of exact coverage:
-            # each transaction's coverage is rounded to 10 places (docs/semantics.md)
+            # two rates in one set: common conversion rate 59/80 = 0.7375, coverage weights 80 and 59
+            # (docs/semantics.md, "Stacked coverage")
             {"key": "ties.mixed", "strategy_key": "stacked", "calculator_key": "dollars_per_coverage_unit",
              "incentive": {"sku_sets": [
                  {"key": "seed", "conversion": {"coverage_unit": "acre", "rates": [{"sku_key": "seed_unit", "rate": 1.0, "from": "unit"}]},
                   "rates": [{"sku_key": "seed_unit", "rate": 0}]},
                  {"key": "mixed", "conversion": {"coverage_unit": "acre", "rates": [
-                     {"sku_key": "mix_a", "rate": "0.436203", "from": "gal"}, {"sku_key": "mix_b", "rate": "0.460906", "from": "gal"}]},
+                     {"sku_key": "mix_a", "rate": "0.00921875", "from": "gal"}, {"sku_key": "mix_b", "rate": "0.0125", "from": "gal"}]},
                   "rates": [{"sku_key": "mix_a", "rate": 1.5}, {"sku_key": "mix_b", "rate": 1.5}]}],
                  "stacks": [{"sku_set_keys": ["seed", "mixed"]}]}},
             # $100 shared over three equal purchases: 33.333... each, rounded row by row

@@ -106,20 +106,40 @@ def offer_denominator(scales: dict[str, SetScale]) -> int:
     return int(next(iter(scales.values())).rate * next(iter(scales.values())).multiplier) if scales else 1
 
 
-def exact_scales(sets: list[SkuSet]) -> dict[str, SetScale] | None:
-    """The offer's coverage scales when they are within the bounds of exact coverage, else None
-    (docs/semantics.md, "Stacked coverage": its rates have no common denominator small enough)."""
+def scale_issues(sets: list[SkuSet]) -> list[tuple[int | None, str, str]]:
+    """Where an offer's coverage scales leave the bounds of exact coverage (docs/semantics.md,
+    "Stacked coverage"): (index of the set or None for the offer, what, the value), empty when
+    within them."""
     scales = coverage_scales(sets)
     if not scales:
-        return None
-    denominator = offer_denominator(scales)
+        return []
+    out: list[tuple[int | None, str, str]] = []
+    index = {s.key: i for i, s in enumerate(sets)}
+    for key, sc in scales.items():
+        if sc.rate >= MAX_SET_CONVERSION_RATE:
+            out.append((index[key], "common conversion rate", f"{_decimal_text(sc.rate)} (below {MAX_SET_CONVERSION_RATE})"))
+        elif max(sc.weights.values()) * sc.multiplier >= MAX_WEIGHT_TIMES_MULTIPLIER:
+            out.append((index[key], "coverage weight x offer multiplier",
+                        f"{max(sc.weights.values()) * sc.multiplier} (below 10^18)"))
+    if out:
+        return out
     largest_rate = max(sc.rate for sc in scales.values())
     largest_weight = max(max(sc.weights.values()) for sc in scales.values())
-    if largest_rate >= MAX_SET_CONVERSION_RATE or largest_rate * largest_weight >= MAX_RATE_TIMES_WEIGHT \
-            or denominator >= MAX_OFFER_DENOMINATOR \
-            or any(max(sc.weights.values()) * sc.multiplier >= MAX_WEIGHT_TIMES_MULTIPLIER for sc in scales.values()):
-        return None
-    return scales
+    if largest_rate * largest_weight >= MAX_RATE_TIMES_WEIGHT:
+        out.append((None, "largest common conversion rate x largest coverage weight",
+                    f"{_decimal_text(largest_rate * largest_weight)} (below 10^7)"))
+    denominator = offer_denominator(scales)
+    if denominator >= MAX_OFFER_DENOMINATOR:
+        out.append((None, "common coverage denominator of the sets", f"{denominator} (below 10^24)"))
+    return out
+
+
+def exact_scales(sets: list[SkuSet]) -> dict[str, SetScale]:
+    """The offer's coverage scales; validation has refused an offer beyond the bounds of exact
+    coverage (`scale_issues`)."""
+    if scale_issues(sets):
+        raise ValueError("stacked offer beyond the bounds of exact coverage reached emit")
+    return coverage_scales(sets)
 
 
 def _decimal_text(value: Fraction) -> str:
@@ -173,17 +193,26 @@ class Stacked(IncentiveObjectStrategy):
         self._check_exact_bounds(c, w, op, inc)
 
     def _check_exact_bounds(self, c: IssueCollector, w: Where, op: str, inc: StackedIncentive) -> None:
-        """The bounds within which every engine computes the offer's coverage exactly (an offer
-        whose conversion rates have no common denominator within them is computed with each
-        transaction's coverage rounded to 10 places: `exact_scales`)."""
+        """The bounds within which every engine computes the offer's coverage exactly; an offer
+        beyond them is refused (docs/semantics.md, "Stacked coverage")."""
         if len(inc.stacks) > MAX_STACKS:
             c.add(w(f"{op}.incentive.stacks"), "too many stacks to sum their overlaps exactly", len(inc.stacks),
                   f"at most {MAX_STACKS} stacks")
         if any(r.rate <= 0 for s in inc.sku_sets for r in s.conversion.rates):
             return  # reported above
-        scales = exact_scales(list(inc.sku_sets))
-        if scales is None:
+        sets = list(inc.sku_sets)
+        beyond = scale_issues(sets)
+        for s_i, what, got in beyond:
+            where = f"{op}.incentive.sku_sets[{s_i}].conversion.rates" if s_i is not None else f"{op}.incentive.sku_sets"
+            rates = ", ".join(number_text(r.rate) for s in (sets if s_i is None else [sets[s_i]])
+                              for r in s.conversion.rates)
+            c.add(w(where), "conversion rates without a common denominator within the bounds of exact coverage",
+                  f"rates {rates}: {what} {got}",
+                  "rates sharing factors (one rate per product, e.g. 0.00921875 for every pack size of it): "
+                  "docs/semantics.md, Stacked coverage")
+        if beyond:
             return
+        scales = coverage_scales(sets)
         largest_weight = max(max(sc.weights.values()) for sc in scales.values())
         for s_i, s in enumerate(inc.sku_sets):
             sp = f"{op}.incentive.sku_sets[{s_i}]"
@@ -204,15 +233,14 @@ class Stacked(IncentiveObjectStrategy):
         for s in offer.incentive.sku_sets:
             start, end = g.period(periods, s.period_key)
             pay = {r.sku_key: r for r in s.rates}
-            # beyond the bounds: weight 0, set rate 0 (each transaction's coverage to 10 places)
-            sc = scales[s.key] if scales else SetScale(Fraction(0), {r.sku_key: 0 for r in s.conversion.rates}, 1)
+            sc = scales[s.key]
             for conv in s.conversion.rates:
                 r = pay.get(conv.sku_key)
                 g.add_row("stacked_set_skus", (
                     program.key, offer.key, s.key, conv.sku_key, s.transaction_type, start.isoformat(),
                     end.isoformat(), conv.from_, number_text(conv.rate), number_text(r.rate) if r else "0",
                     (r.measure if r and r.measure else CALCULATORS[calc]),
-                    str(sc.weights[conv.sku_key]), _decimal_text(sc.rate) if sc.rate else "0", str(sc.multiplier),
+                    str(sc.weights[conv.sku_key]), _decimal_text(sc.rate), str(sc.multiplier),
                 ))
         for st in offer.incentive.stacks:
             key = stack_key(st)

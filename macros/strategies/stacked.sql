@@ -11,8 +11,7 @@
     offer_key, calculator_key, strategy_key), the transactions of `transactions` in a SKU set of
     `set_skus` of its offer (SKU, transaction type, period), only where the uom is the
     conversion's `from`, with their weighted quantity (quantity x coverage_weight: the coverage
-    units times the set's conversion rate; in an offer beyond the bounds of exact coverage, whose
-    set_conversion_rate is 0, the coverage units rounded to 10 places). -#}
+    units times the set's conversion rate, an exact decimal). -#}
 {% macro _stacked_set_transactions(pairs, set_skus, transactions) -%}
     select
         {{ pairs }}.entity_id,
@@ -30,10 +29,7 @@
         {{ transactions }}.uom_key,
         {{ transactions }}.amount,
         {{ transactions }}.value,
-        case when {{ set_skus }}.coverage_weight > 0
-             then cast({{ transactions }}.quantity * {{ set_skus }}.coverage_weight as {{ incentives.type_measure() }})
-             else {{ incentives.divide(transactions ~ '.quantity', set_skus ~ '.conversion_rate', 10) }}
-        end as weighted_quantity
+        cast({{ transactions }}.quantity * {{ set_skus }}.coverage_weight as {{ incentives.type_measure() }}) as weighted_quantity
     from {{ set_skus }}
     inner join {{ pairs }} on {{ pairs }}.offer_key = {{ set_skus }}.offer_key
     inner join {{ transactions }}
@@ -48,14 +44,10 @@
 {#- _stacked_share(x, x_places, y, y_places, scale): x x y x (the stack's overlap / the set's
     coverage) / set_conversion_rate, rounded once to `scale` places, over a row of
     _stacked_earning_rows: overlap / set coverage = (overlap_weighted_quantity /
-    overlap_conversion_rate) / (set_weighted_quantity / set_conversion_rate). In an offer beyond
-    the bounds of exact coverage (set_conversion_rate 0, y is then the set's conversion rate)
-    the weighted quantities are coverage units: x x overlap / set coverage. -#}
+    overlap_conversion_rate) / (set_weighted_quantity / set_conversion_rate). -#}
 {% macro _stacked_share(x, x_places, y, y_places, scale) -%}
-(case when set_conversion_rate = 0
- then {{ incentives.multiply_divide(x, '1', 'overlap_weighted_quantity', 'set_weighted_quantity', scale) }}
- else {{ incentives.quotient_of_products([[x, x_places], [y, y_places]], [['overlap_weighted_quantity', 4]],
-                                         [['overlap_conversion_rate', 10], ['set_weighted_quantity', 4]], scale) }} end)
+{{ incentives.quotient_of_products([[x, x_places], [y, y_places]], [['overlap_weighted_quantity', 4]],
+                                   [['overlap_conversion_rate', 10], ['set_weighted_quantity', 4]], scale) }}
 {%- endmacro %}
 
 {#- _no_stacked_coverage(): the stacked columns of an earning row of another strategy (null). -#}

@@ -36,8 +36,8 @@ where qualifications.qualification_id is null
 
 {#- stacked_weights_match_rates: every SKU's conversion_rate x coverage_weight is its set's
     set_conversion_rate, and every set's set_conversion_rate x offer_coverage_multiplier is its
-    offer's one common denominator (docs/semantics.md, "Stacked coverage"; 0 on every row of an
-    offer beyond the bounds of exact coverage): a row that breaks either would compute coverage
+    offer's one common denominator (docs/semantics.md, "Stacked coverage"), all of them positive:
+    a row that breaks either would compute coverage
     from numbers the programs do not hold. -#}
 {% test stacked_weights_match_rates(model) %}
 with rows as (
@@ -56,7 +56,8 @@ with rows as (
 select offer_key, set_key, sku_key
 from rows
 where conversion_rate * coverage_weight <> set_conversion_rate
-    or coverage_weight < 0
+    or coverage_weight < 1
+    or set_conversion_rate <= 0
     or offer_coverage_multiplier < 1
 union all
 select offer_key, cast(null as {{ dbt.type_string() }}) as set_key, cast(null as {{ dbt.type_string() }}) as sku_key

@@ -6,9 +6,8 @@
 -- only where the uom is the conversion's `from`), and the overlap is the smallest set's
 -- overlap_weighted_quantity / overlap_conversion_rate; the reported set_coverage and overlap
 -- are those quotients rounded once to 10 places. A set beyond the bounds of exact coverage fails
--- the build with a message naming the offer, the set and the participant. An offer whose rates
--- have no common denominator within the bounds (set_conversion_rate 0) has each transaction's
--- coverage rounded to 10 places instead (docs/semantics.md, "Stacked coverage"). Read by
+-- the build with a message naming the offer, the set and the participant (an offer whose rates
+-- have no common denominator within the bounds is refused when compiled). Read by
 -- int_incentives__earnings_stacked (the qualified pairs' earning rows), the mart stack_coverage (which adds
 -- the run_id) and int_incentives__offer_opportunities (the overlap per offer, and the unqualified pairs'
 -- earning rows).
@@ -72,7 +71,6 @@ stack_sets as (
         -- the set's coverage x the offer's common denominator: an exact decimal that orders the sets
         coalesce(set_totals.set_weighted_quantity, 0) * set_scales.offer_coverage_multiplier as set_scaled_coverage,
         case
-            when set_scales.set_conversion_rate = 0 then null  -- beyond the bounds of exact coverage at compile time
             when set_totals.set_absolute_quantity >= 10000000
                 then 'quantities of absolute sum ' || cast(set_totals.set_absolute_quantity as {{ dbt.type_string() }})
             when set_totals.set_largest_value >= 1000000000
@@ -136,14 +134,12 @@ final as (
                                             || stack_sets.beyond_exact_bounds
                                             || '; expected quantities of absolute sum below 10000000, values below 1000000000, '
                                             || 'coverage below 10^12 units and worth below 10^10 dollars'") }}
-            when stack_sets.set_conversion_rate = 0 then stack_sets.set_weighted_quantity
             else {{ incentives.quotient_of_products([['stack_sets.set_weighted_quantity', 4]], [],
                                                     [['stack_sets.set_conversion_rate', 10]], 10) }}
         end as {{ incentives.type_measure() }}) as set_coverage,
-        cast(case when stack_overlap.overlap_conversion_rate = 0 then stack_overlap.overlap_weighted_quantity
-            else {{ incentives.quotient_of_products([['stack_overlap.overlap_weighted_quantity', 4]], [],
-                                                    [['stack_overlap.overlap_conversion_rate', 10]], 10) }}
-        end as {{ incentives.type_measure() }}) as overlap,
+        cast({{ incentives.quotient_of_products([['stack_overlap.overlap_weighted_quantity', 4]], [],
+                                                [['stack_overlap.overlap_conversion_rate', 10]], 10) }}
+            as {{ incentives.type_measure() }}) as overlap,
         stack_sets.set_weighted_quantity,
         stack_sets.set_conversion_rate,
         stack_overlap.overlap_weighted_quantity,
