@@ -109,7 +109,8 @@ def test_busy_target_is_left_untouched(tmp_path: Path, capsys: pytest.CaptureFix
                  "--database", str(database)]) == 0
     before = _digest(database)
     with duckdb_lock(database.resolve()).acquire():  # a live run, in the middle of its build
-        building = database.with_name("results.duckdb.building")
+        building = database.with_name("results.duckdb.building") / "incentives.duckdb"
+        building.parent.mkdir()
         building.write_bytes(b"the live run's file")
         capsys.readouterr()
         for extra in ([], ["--wait", "0.5"]):
@@ -121,6 +122,7 @@ def test_busy_target_is_left_untouched(tmp_path: Path, capsys: pytest.CaptureFix
             assert building.read_bytes() == b"the live run's file"
             assert _digest(database) == before
         building.unlink()
+        building.parent.rmdir()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.duckdb"]
 
 

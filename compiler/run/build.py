@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,20 @@ def build_selection(unit_tests: bool, rule_checks_done: bool = False) -> list[st
             "--exclude", *exclude]
 
 
+@contextmanager
+def _in_folder(folder: Path | None) -> Iterator[None]:
+    """The process's working folder is `folder` (None: unchanged) while the block runs."""
+    if folder is None:
+        yield
+        return
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
 def _release_dbt_database() -> None:
     """Close the DuckDB database dbt-duckdb keeps open in this process after a command.
 
@@ -71,8 +87,8 @@ def _release_dbt_database() -> None:
 
 
 def run_dbt(args: list[str], database: Path | None, say: Say, threads: int = 1) -> None:
-    """Invoke dbt in-process against `database` (DuckDB; None: the target given in `args`),
-    printing one line per finished node."""
+    """Invoke dbt in-process against `database` (DuckDB, an absolute path: dbt opens it by its
+    name from its folder; None: the target given in `args`), printing one line per finished node."""
     # dbt's import, project load and run allocate hundreds of thousands of long-lived objects that
     # the cyclic collector would walk again and again (~0.5 s of a small run); its garbage is
     # bounded (a few MB per invocation, whatever the data size) and collected afterwards
@@ -120,7 +136,9 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
     add_filter_once("stdout_log", _FailingRowsInMessage)
 
     if database is not None:
-        os.environ["INCENTIVES_DUCKDB_PATH"] = str(database)
+        # the profile's path is the file's name, opened from its folder: a run's dbt sees the same
+        # profile whatever the folder, so a run on a new path reuses the saved parse
+        os.environ["INCENTIVES_DUCKDB_PATH"] = database.name
     # dbt's JSON artifacts (target/manifest.json, written twice, semantic_manifest.json,
     # run_results.json, graph.gpickle) are not read by the run: not written unless asked for with
     # DBT_WRITE_JSON=true (bench/run.py reads run_results.json). The saved parse
@@ -152,7 +170,8 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
     base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
             "--quiet", "--no-use-colors", *artifacts]
     try:
-        result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
+        with _in_folder(database.parent if database is not None else None):
+            result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
     finally:
         _release_dbt_database()
     if isinstance(result.exception, KeyboardInterrupt):  # dbt cancelled its queries on Ctrl-C

@@ -1,5 +1,5 @@
-"""The DuckDB target (the default): a run builds into a new database file next to the target file,
-``<database>.building``, and only a fully successful build replaces the target (an atomic
+"""The DuckDB target (the default): a run builds into a new database file in a folder next to the
+target file, ``<database>.building/incentives.duckdb``, and only a fully successful build replaces the target (an atomic
 rename), so a failed or killed run leaves the previous results exactly as they were."""
 
 from __future__ import annotations
@@ -55,11 +55,10 @@ class DuckDBTarget(Target):
         started_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
         phase = PhaseTimer()
 
-        building = database.with_name(database.name + ".building")
+        building = building_file(database)
         rules_dir = database.with_name(database.name + ".rules")
-        for path in (building, Path(str(building) + ".wal")):  # what a killed run left (we hold the lock)
-            if path.exists():
-                path.unlink()
+        _remove_building(building)  # what a killed run left (we hold the lock)
+        building.parent.mkdir()
         try:
             say(f"Compiling {programs}")
             say(f"Loading {data_dir}")
@@ -72,7 +71,7 @@ class DuckDBTarget(Target):
             con = duckdb.connect(str(building))
             try:  # the rule tables where dbt's seeds go, and the seeds' data tests on them (the build leaves both out)
                 load_rule_tables(con, rules_dir, "main" + RULES_SCHEMA_SUFFIX)
-                for warning in check_rule_tables(con, compile_rule_checks(str(building), run_vars(unit_tests))):
+                for warning in check_rule_tables(con, compile_rule_checks(building.name, run_vars(unit_tests))):
                     say(f"  warning: {warning}")
             finally:
                 con.close()
@@ -86,9 +85,7 @@ class DuckDBTarget(Target):
             os.replace(building, database)
             phase("swap")
         finally:
-            for path in (building, Path(str(building) + ".wal")):
-                if path.exists():
-                    path.unlink()
+            _remove_building(building)
             shutil.rmtree(rules_dir, ignore_errors=True)
         summary = summarize(database)
         phase("summary")
@@ -112,6 +109,27 @@ class DuckDBTarget(Target):
 
 TARGET = DuckDBTarget
 
+# The file a run builds in, in the folder <database>.building next to the results: the same name
+# on every run, so dbt's profile, the models' compiled SQL (which names the database) and the
+# compiled input checks are the same whatever the results' path, and a run on a new path reuses
+# the saved parse and checks (docs/performance.md, "The first run").
+BUILDING_NAME = "incentives.duckdb"
+
+
+def building_file(database: Path) -> Path:
+    """Where a run on `database` builds before the swap."""
+    return database.with_name(database.name + ".building") / BUILDING_NAME
+
+
+def _remove_building(building: Path) -> None:
+    """The building folder and what is in it (the file and its write-ahead log); an older
+    version's building file of the folder's name too."""
+    folder = building.parent
+    if folder.is_dir():
+        shutil.rmtree(folder, ignore_errors=True)
+    elif folder.exists():
+        folder.unlink()
+
 
 def _load_building(building: Path, programs: Path, data_dir: Path, started_at: dt.datetime,
                    skip_invalid_rows: bool = False, unit_tests: bool = False) -> tuple[dict[str, int], RunInputs, str]:
@@ -119,7 +137,7 @@ def _load_building(building: Path, programs: Path, data_dir: Path, started_at: d
     the row counts, the inputs' hashes and the run id."""
     con = duckdb.connect(str(building))
     try:
-        counts, sources = load_and_validate(con, data_dir, skip_invalid_rows, str(building), run_vars(unit_tests))
+        counts, sources = load_and_validate(con, data_dir, skip_invalid_rows, building.name, run_vars(unit_tests))
         inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
         run_id = inputs.run_id(started_at)
         con.execute(run_context_sql(run_id))
