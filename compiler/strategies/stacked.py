@@ -106,11 +106,10 @@ def offer_denominator(scales: dict[str, SetScale]) -> int:
     return int(next(iter(scales.values())).rate * next(iter(scales.values())).multiplier) if scales else 1
 
 
-def scale_issues(sets: list[SkuSet]) -> list[tuple[int | None, str, str]]:
-    """Where an offer's coverage scales leave the bounds of exact coverage (docs/semantics.md,
-    "Stacked coverage"): (index of the set or None for the offer, what, the value), empty when
-    within them."""
-    scales = coverage_scales(sets)
+def scale_issues(sets: list[SkuSet], scales: dict[str, SetScale]) -> list[tuple[int | None, str, str]]:
+    """Where the coverage scales of an offer's sets (coverage_scales) leave the bounds of exact
+    coverage (docs/semantics.md, "Stacked coverage"): (index of the set or None for the offer,
+    what, the value), empty when within them."""
     if not scales:
         return []
     out: list[tuple[int | None, str, str]] = []
@@ -132,14 +131,6 @@ def scale_issues(sets: list[SkuSet]) -> list[tuple[int | None, str, str]]:
     if denominator >= MAX_OFFER_DENOMINATOR:
         out.append((None, "common coverage denominator of the sets", f"{denominator} (below 10^24)"))
     return out
-
-
-def exact_scales(sets: list[SkuSet]) -> dict[str, SetScale]:
-    """The offer's coverage scales; validation has refused an offer beyond the bounds of exact
-    coverage (`scale_issues`)."""
-    if scale_issues(sets):
-        raise ValueError("stacked offer beyond the bounds of exact coverage reached emit")
-    return coverage_scales(sets)
 
 
 def _decimal_text(value: Fraction) -> str:
@@ -201,7 +192,8 @@ class Stacked(IncentiveObjectStrategy):
         if any(r.rate <= 0 for s in inc.sku_sets for r in s.conversion.rates):
             return  # reported above
         sets = list(inc.sku_sets)
-        beyond = scale_issues(sets)
+        scales = coverage_scales(sets)
+        beyond = scale_issues(sets, scales)
         for s_i, what, got in beyond:
             where = f"{op}.incentive.sku_sets[{s_i}].conversion.rates" if s_i is not None else f"{op}.incentive.sku_sets"
             rates = ", ".join(number_text(r.rate) for s in (sets if s_i is None else [sets[s_i]])
@@ -212,7 +204,6 @@ class Stacked(IncentiveObjectStrategy):
                   "docs/semantics.md, Stacked coverage")
         if beyond:
             return
-        scales = coverage_scales(sets)
         largest_weight = max(max(sc.weights.values()) for sc in scales.values())
         for s_i, s in enumerate(inc.sku_sets):
             sp = f"{op}.incentive.sku_sets[{s_i}]"
@@ -229,7 +220,7 @@ class Stacked(IncentiveObjectStrategy):
     def emit(self, g: EmitContext, program: ProgramBase, offer: StackedOffer,
              periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:
         calc = offer.calculator_key
-        scales = exact_scales(list(offer.incentive.sku_sets))
+        scales = coverage_scales(list(offer.incentive.sku_sets))  # within the bounds: validated
         for s in offer.incentive.sku_sets:
             start, end = g.period(periods, s.period_key)
             pay = {r.sku_key: r for r in s.rates}

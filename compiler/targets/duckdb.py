@@ -1,6 +1,7 @@
 """The DuckDB target (the default): a run builds into a new database file in a folder next to the
-target file, ``<database>.building/incentives.duckdb``, and only a fully successful build replaces the target (an atomic
-rename), so a failed or killed run leaves the previous results exactly as they were."""
+target file, ``<database>.building/incentives.duckdb``, and only a fully successful build replaces
+the target (an atomic rename), so a failed or killed run leaves the previous results exactly as
+they were."""
 
 from __future__ import annotations
 
@@ -112,7 +113,7 @@ TARGET = DuckDBTarget
 # The file a run builds in, in the folder <database>.building next to the results: the same name
 # on every run, so dbt's profile, the models' compiled SQL (which names the database) and the
 # compiled input checks are the same whatever the results' path, and a run on a new path reuses
-# the saved parse and checks (docs/performance.md, "The first run").
+# the saved parse and checks (docs/performance.md, "The first run on a new database path").
 BUILDING_NAME = "incentives.duckdb"
 
 

@@ -11,5 +11,5 @@
 {{ return({'pay_rate': 'rate',
            'incentive': incentives.quotient_of_products([['weighted_quantity', 4], ['rate', 10]], [['overlap_weighted_quantity', 4]],
                                                         [['overlap_conversion_rate', 10], ['set_weighted_quantity', 4]], 2),
-           'contribution': incentives._stacked_share('1', 0, 'set_conversion_rate', 10, 10)}) }}
+           'contribution': incentives._stacked_share('1', 0, 10)}) }}
 {% endmacro %}

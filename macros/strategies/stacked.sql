@@ -41,12 +41,13 @@
         and {{ transactions }}.uom_key = {{ set_skus }}.from_uom
 {%- endmacro %}
 
-{#- _stacked_share(x, x_places, y, y_places, scale): x x y x (the stack's overlap / the set's
-    coverage) / set_conversion_rate, rounded once to `scale` places, over a row of
-    _stacked_earning_rows: overlap / set coverage = (overlap_weighted_quantity /
-    overlap_conversion_rate) / (set_weighted_quantity / set_conversion_rate). -#}
-{% macro _stacked_share(x, x_places, y, y_places, scale) -%}
-{{ incentives.quotient_of_products([[x, x_places], [y, y_places]], [['overlap_weighted_quantity', 4]],
+{#- _stacked_share(x, x_places, scale): x x (the stack's overlap / the set's coverage), rounded once
+    to `scale` places, over a row of _stacked_earning_rows: overlap / set coverage =
+    (overlap_weighted_quantity / overlap_conversion_rate) / (set_weighted_quantity /
+    set_conversion_rate), so one exact quotient x x set_conversion_rate x overlap_weighted_quantity /
+    (overlap_conversion_rate x set_weighted_quantity). -#}
+{% macro _stacked_share(x, x_places, scale) -%}
+{{ incentives.quotient_of_products([[x, x_places], ['set_conversion_rate', 10]], [['overlap_weighted_quantity', 4]],
                                    [['overlap_conversion_rate', 10], ['set_weighted_quantity', 4]], scale) }}
 {%- endmacro %}
 
@@ -105,8 +106,8 @@ select
     entity_id, program_key, offer_key, offer_calculator, strategy_key, sku_key,
     stack_key as incentive_rate_key, measure as incentive_rate_measure, rate, transaction_id,
     quantity as provided_quantity, uom_key as provided_uom_key, amount as provided_amount,
-    {{ incentives._stacked_share('quantity', 4, 'set_conversion_rate', 10, 10) }} as quantity,
-    {{ incentives._stacked_share('value', 8, 'set_conversion_rate', 10, 10) }} as value,
+    {{ incentives._stacked_share('quantity', 4, 10) }} as quantity,
+    {{ incentives._stacked_share('value', 8, 10) }} as value,
     cast(null as {{ incentives.type_measure() }}) as share_total,
     weighted_quantity,
     set_weighted_quantity,
