@@ -18,6 +18,10 @@ STAMP  := $(VENV)/.installed-stamp
 
 INCENTIVES_ENGINES ?= duckdb,postgres,spark,spark_thrift
 export INCENTIVES_ENGINES
+# the tests run side by side in TEST_WORKERS processes (pytest-xdist; tests/conftest.py keeps Spark
+# in-process on one worker and the Thrift server's tests on one); TEST_WORKERS=0 runs them in one
+TEST_WORKERS ?= 4
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope
 
 .PHONY: install run test test-quick compile clean engines
 
@@ -50,13 +54,13 @@ endif
 # the cluster is stopped whatever pytest's outcome (pytest's exit code is make's)
 test: install engines
 ifneq (,$(findstring spark_thrift,$(INCENTIVES_ENGINES)))
-	status=0; $(BIN)/python -m pytest || status=$$?; scripts/stop-spark-cluster.sh; exit $$status
+	status=0; $(PYTEST) || status=$$?; scripts/stop-spark-cluster.sh; exit $$status
 else
-	$(BIN)/python -m pytest
+	$(PYTEST)
 endif
 
 test-quick: install
-	INCENTIVES_ENGINES=duckdb $(BIN)/python -m pytest
+	INCENTIVES_ENGINES=duckdb $(PYTEST)
 
 clean:
 	rm -rf $(VENV) out target logs .pytest_cache .hypothesis spark spark-cluster

@@ -1,3 +1,4 @@
+import importlib.util
 import os
 import shutil
 import sys
@@ -6,6 +7,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -13,19 +16,23 @@ if str(ROOT) not in sys.path:
 # The engine tests build into their own PostgreSQL schema and their own Spark metastore and
 # warehouse (a temporary folder), and their own databases of the Spark Thrift server, never into what
 # `incentives run --target ...` left for a person. One schema per pytest process, so that test runs
-# sharing a server do not meet.
-_PG_SCHEMA = None
-if not os.environ.get("INCENTIVES_PG_SCHEMA"):
-    _PG_SCHEMA = f"incentives_test_{os.getpid()}"
-    os.environ["INCENTIVES_PG_SCHEMA"] = _PG_SCHEMA
-_SPARK_THRIFT_SCHEMA = None
-if not os.environ.get("INCENTIVES_SPARK_THRIFT_SCHEMA"):
-    _SPARK_THRIFT_SCHEMA = f"incentives_test_{os.getpid()}"
-    os.environ["INCENTIVES_SPARK_THRIFT_SCHEMA"] = _SPARK_THRIFT_SCHEMA
-_SPARK_DIR = None
-if not os.environ.get("INCENTIVES_SPARK_DIR"):
-    _SPARK_DIR = tempfile.mkdtemp(prefix="incentives-spark-tests-")
-    os.environ["INCENTIVES_SPARK_DIR"] = _SPARK_DIR
+# sharing a server do not meet, nor the workers of one run (`pytest -n`): a worker inherits the
+# environment of the process that started it, so a name that process made is made anew.
+
+
+def _own(var: str, make) -> str | None:
+    """This process's own value of `var` (made by `make`), unless the caller set one: None then."""
+    made = os.environ.get(f"{var}_MADE_BY_TESTS")
+    if os.environ.get(var) and os.environ.get(var) != made:
+        return None
+    value = make()
+    os.environ[var] = os.environ[f"{var}_MADE_BY_TESTS"] = value
+    return value
+
+
+_PG_SCHEMA = _own("INCENTIVES_PG_SCHEMA", lambda: f"incentives_test_{os.getpid()}")
+_SPARK_THRIFT_SCHEMA = _own("INCENTIVES_SPARK_THRIFT_SCHEMA", lambda: f"incentives_test_{os.getpid()}")
+_SPARK_DIR = _own("INCENTIVES_SPARK_DIR", lambda: tempfile.mkdtemp(prefix="incentives-spark-tests-"))
 
 # --------------------------------------------------------------------------- time per engine
 # Every test parametrized with `engine` (or named after one) counts for that engine; the rest
@@ -60,9 +67,39 @@ def pytest_sessionstart(session):
         write_rules(rules, ROOT / "seeds", str(programs))
 
 
+# Side by side (`pytest -n N --dist loadscope`, as `make test` runs them): the tests of Spark
+# in-process share one worker (one JVM, one metastore), and so do those of the Thrift server (one
+# small cluster: its tests would queue behind each other there anyway); the other tests go by
+# module and engine, so that a module's fixtures are built once per engine. The two Spark groups,
+# the longest, are handed out first.
+_ONE_WORKER = ("spark", "spark_thrift")
+
+
+def _group_of(nodeid: str) -> str:
+    """The group of workers' scheduling a test belongs to, from its id alone (the scheduler sees ids)."""
+    engine = next((e for e in ("spark_thrift", "postgres", "spark") if e in nodeid), "duckdb")
+    return engine if engine in _ONE_WORKER else f"{nodeid.split('::')[0]}:{engine}"
+
+
 def pytest_collection_modifyitems(session, config, items):
     for item in items:
         item.user_properties.append(("engine", _engine_of(item)))
+    first = {engine: rank for rank, engine in enumerate(_ONE_WORKER)}
+    items.sort(key=lambda item: first.get(_group_of(item.nodeid), len(first)))  # stable: else as collected
+
+
+if importlib.util.find_spec("xdist") is not None:
+    def pytest_xdist_make_scheduler(config, log):
+        from xdist.scheduler import LoadScopeScheduling
+
+        class EngineGroups(LoadScopeScheduling):
+            """loadscope with the groups of _group_of, in the order collected (Spark's first)."""
+
+            def _split_scope(self, nodeid: str) -> str:
+                return _group_of(nodeid)
+
+        config.option.loadscopereorder = False
+        return EngineGroups(config, log)
 
 
 def pytest_runtest_logreport(report):

@@ -7,6 +7,7 @@ import csv
 import hashlib
 import io
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +61,10 @@ def _table_text(name: str, rows: list[tuple[Any, ...]]) -> tuple[str, str | None
 
 
 def _write_atomically(path: Path, *parts: str | bytes) -> None:
-    """Write the parts (text as UTF-8) into `path`, replaced at once when written."""
-    tmp = path.with_name(f".{path.name}.tmp")
+    """Write the parts (text as UTF-8) into `path`, replaced at once when written (the partial
+    file is this process's and thread's own, so concurrent compiles into one folder each replace
+    the file whole)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "wb") as fh:
         for part in parts:
             fh.write(part.encode() if isinstance(part, str) else part)
