@@ -31,7 +31,7 @@ class RuleSet:
     tables: dict[str, list[tuple[Any, ...]]] = field(default_factory=lambda: {t: [] for t in TABLES})
     programs: int = 0
     offers: int = 0
-    # compile_text(skip_invalid=True): the problems of the programs left out (compile.RejectedProgram)
+    # compile_text(skip_invalid=True): the problems of the programs left out (programs.py RejectedProgram)
     rejected: list[Any] = field(default_factory=list)
 
     def sorted(self) -> "RuleSet":

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import IssueCollector
+from ..errors import IssueCollector, ProgramPlace
 from ..program.catalogue import Program, ProgramShape, typed_program
 from . import rules  # noqa: F401  (registers the rules)
 from .locate import pydantic_issues
@@ -25,7 +25,7 @@ def validate(raw_programs: list[Any], skip: frozenset[int] = frozenset()) -> tup
         if index in skip:
             continue
         if not isinstance(raw, dict):
-            c.add(f"program #{index} at programs[{index}]", "a program must be an object", raw, "an object")
+            c.add(ProgramPlace(index), "a program must be an object", raw, "an object")
             continue
         try:
             shaped.append((index, ProgramShape.model_validate(raw), raw))

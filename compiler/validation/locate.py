@@ -7,10 +7,10 @@ from typing import Any, Callable, Iterable
 
 from pydantic import ValidationError
 
-from ..errors import IssueCollector
+from ..errors import IssueCollector, ProgramPlace, join_path
 from ..program.models import TRANSACTION_TYPES, Filter, TimePeriod
 
-Where = Callable[[str], str]  # a JSON path inside one program -> its located text (see `where`)
+Where = Callable[[str], ProgramPlace]  # a JSON path inside one program -> its place (see `where`)
 
 
 def path_text(loc: Iterable[Any]) -> str:
@@ -23,18 +23,16 @@ def path_text(loc: Iterable[Any]) -> str:
     return out
 
 
-def where(index: int, raw: Any, path: str = "") -> str:
+def where(index: int, raw: Any, path: str = "") -> ProgramPlace:
+    """The place at `path` in the program at `index` (`raw`: its JSON, for its key)."""
     key = raw.get("key") if isinstance(raw, dict) else None
-    head = f"program {key!r}" if isinstance(key, str) else f"program #{index}"
-    return f"{head} at programs[{index}]" + (("." + path) if path and not path.startswith("[") else path)
+    return ProgramPlace(index, key if isinstance(key, str) else None, path)
 
 
 def pydantic_issues(c: IssueCollector, exc: ValidationError, index: int, raw: Any, prefix: str = "") -> None:
     for err in exc.errors(include_url=False):
         loc = [p for p in err["loc"] if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))]
-        path = path_text(loc)
-        if prefix:
-            path = prefix + ("." + path if path and not path.startswith("[") else path)
+        path = join_path(prefix, path_text(loc))
         expected = None
         ctx = err.get("ctx") or {}
         if err["type"] == "literal_error":
@@ -50,7 +48,7 @@ def pydantic_issues(c: IssueCollector, exc: ValidationError, index: int, raw: An
         c.add(where(index, raw, path), message, value, expected)
 
 
-def dupes(c: IssueCollector, where: Callable[[int], str], keys: list[str | None], what: str) -> None:
+def dupes(c: IssueCollector, where: Callable[[int], ProgramPlace], keys: list[str | None], what: str) -> None:
     seen: set[str] = set()
     for i, key in enumerate(keys):
         if key is None:
@@ -60,11 +58,11 @@ def dupes(c: IssueCollector, where: Callable[[int], str], keys: list[str | None]
         seen.add(key)
 
 
-def check_periods(c: IssueCollector, where: Callable[[int], str], periods: list[TimePeriod]) -> None:
-    dupes(c, lambda i: where(i) + ".key", [p.key for p in periods], "time period")
+def check_periods(c: IssueCollector, where: Callable[[int], ProgramPlace], periods: list[TimePeriod]) -> None:
+    dupes(c, lambda i: where(i).inside("key"), [p.key for p in periods], "time period")
     for i, p in enumerate(periods):
         if p.end_date < p.start_date:
-            c.add(where(i) + ".end_date", "period ends before it starts",
+            c.add(where(i).inside("end_date"), "period ends before it starts",
                   f"{p.start_date} .. {p.end_date}", "end_date on or after start_date")
 
 
