@@ -21,7 +21,7 @@ MAX_LINES = 400
 # its own layer or the layers below. A module belongs to the layer of the longest prefix naming it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("compiler", "compiler.errors", "compiler.numbers", "compiler.program", "compiler.program.models", "compiler.program.qualifier"),
-    ("compiler.validation.locate", "compiler.validation.registry", "compiler.strategies",
+    ("compiler.validation.context", "compiler.validation.locate", "compiler.strategies",
      "compiler.program.catalogue", "compiler.rule_tables"),
     ("compiler.validation", "compiler.validation.rules", "compiler.validation.check"),
     ("compiler.compile",),

@@ -13,9 +13,9 @@ from typing import Any, ClassVar, Iterable, Mapping, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..errors import IssueCollector
 from ..program.models import Filter, OfferBase, ProgramBase, TimePeriod
-from ..validation.locate import Where, pydantic_issues
+from ..validation.context import OfferContext
+from ..validation.locate import pydantic_issues
 
 # the columns of an `offers` row a strategy fills: threshold type, threshold filter id, threshold
 # property key and level (stepped offers), and the earning filter id
@@ -63,10 +63,9 @@ class Strategy(ABC):
         return self.offer_model.from_validated({**dict(offer), "incentive": self.parse_incentive(offer)})
 
     @abstractmethod
-    def check(self, c: IssueCollector, w: Where, op: str, offer: Any, periods: set[str], index: int,
-              raw: Any) -> None:
-        """Add the problems specific to this strategy of the offer at JSON path `op` (`periods`: the
-        period keys it can name)."""
+    def check(self, ctx: OfferContext) -> None:
+        """Add the problems specific to this strategy of the offer `ctx.offer` (`ctx.add`, at a
+        path inside the offer; `ctx.periods`: the period keys it can name)."""
 
     @abstractmethod
     def emit(self, g: EmitContext, program: ProgramBase, offer: Any,
@@ -89,20 +88,19 @@ class IncentiveObjectStrategy(Strategy):
     def parse_incentive(self, offer: Any) -> Any:
         return self._adapter.validate_python(offer.incentive)
 
-    def check(self, c: IssueCollector, w: Where, op: str, offer: Any, periods: set[str], index: int,
-              raw: Any) -> None:
+    def check(self, ctx: OfferContext) -> None:
+        offer = ctx.offer
         if not isinstance(offer.incentive, dict):
-            c.add(w(f"{op}.incentive"), "missing field" if offer.incentive is None else "invalid value",
-                  offer.incentive, f"an incentive object for a {offer.strategy_key} offer")
+            ctx.add("incentive", "missing field" if offer.incentive is None else "invalid value",
+                    offer.incentive, f"an incentive object for a {offer.strategy_key} offer")
             return
         try:
             incentive = self.parse_incentive(offer)
         except ValidationError as exc:
-            pydantic_issues(c, exc, index, raw, f"{op}.incentive")
+            pydantic_issues(ctx.inside("incentive"), exc)
             return
-        self.check_incentive(c, w, op, offer, incentive, periods)
+        self.check_incentive(ctx, incentive)
 
     @abstractmethod
-    def check_incentive(self, c: IssueCollector, w: Where, op: str, offer: Any, incentive: Any,
-                        periods: set[str]) -> None:
-        """Add the problems of a well-formed incentive object."""
+    def check_incentive(self, ctx: OfferContext, incentive: Any) -> None:
+        """Add the problems of a well-formed incentive object (`incentive`, the offer's parsed)."""
