@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .program.models import CALCULATORS, OPERATORS, QUALIFICATION_TYPES
+from .program.models import CALCULATORS, OPERATORS
+from .qualifications import QUALIFICATION_TYPES
 from .strategies import STRATEGIES
 
 # column kinds -> seed column type (rendered by dbt for the target: text is `string` on Spark)

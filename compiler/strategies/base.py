@@ -1,19 +1,20 @@
 """What a strategy is: the calculators it accepts, its typed offer (the `incentive` object of the
-JSON as a pydantic model), the checks specific to it and the rule rows it emits.
+JSON as a pydantic model), the checks specific to it and the rule rows it emits (through
+`EmitContext`, compiler/emit.py).
 
 A strategy is one module of this package defining a subclass of `Strategy` and naming an instance
 of it `STRATEGY`; compiler/strategies/__init__.py lists the modules."""
 
 from __future__ import annotations
 
-import datetime as dt
 from abc import ABC, abstractmethod
-from decimal import Decimal
-from typing import Any, ClassVar, Iterable, Mapping, Protocol
+from typing import Any, ClassVar
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..program.models import Filter, OfferBase, ProgramBase, TimePeriod
+from ..emit import EmitContext
+from ..program.base import OfferBase, ProgramBase
+from ..program.models import TimePeriod
 from ..validation.context import OfferContext
 from ..validation.locate import pydantic_issues
 
@@ -21,31 +22,6 @@ from ..validation.locate import pydantic_issues
 # property key and level (stepped offers), and the earning filter id
 Threshold = tuple[Any, Any, Any, Any]
 NO_THRESHOLD: Threshold = (None, None, None, None)
-
-Row = tuple[Any, ...]
-
-
-class EmitContext(Protocol):
-    """What a strategy's `emit` is given: the rule tables being generated and the ids they share.
-    The generator (compiler/compile/generate.py `Generator`) implements it; strategies do not
-    import the generator."""
-
-    @property
-    def numbers(self) -> Mapping[Decimal, str]:
-        """`number_text` of each decimal, computed once per value."""
-
-    def period(self, periods: dict[str, TimePeriod], key: str | None) -> tuple[dt.date, dt.date]:
-        """The dates of the period `key` of `periods` (open when None)."""
-
-    def filter_id(self, filters: list[Filter] | None, periods: dict[str, TimePeriod]) -> int | None:
-        """The id of a filter group (its `filter_keys` rows written once); None: no entries."""
-
-    def add_row(self, table: str, row: Row) -> None:
-        """Append a row to the rule table `table` (compiler/rule_tables.py)."""
-
-    def add_rows(self, table: str, rows: Iterable[Row]) -> None:
-        """Append rows to the rule table `table`."""
-
 
 class Strategy(ABC):
     """One strategy (`strategy_key` of an offer)."""

@@ -11,11 +11,13 @@ from typing import Literal
 
 from pydantic import Field
 
+from ..emit import EmitContext
 from ..numbers import number_text
-from ..program.models import CALCULATORS, Model, Num, OfferBase, OptStr, ProgramBase, Rate, TimePeriod
+from ..program.base import OfferBase, ProgramBase
+from ..program.models import CALCULATORS, Model, Num, OptStr, Rate, TimePeriod
 from ..validation.context import OfferContext, Scope
 from ..validation.locate import check_period_and_type, dupes
-from .base import NO_THRESHOLD, EmitContext, IncentiveObjectStrategy, Threshold
+from .base import NO_THRESHOLD, IncentiveObjectStrategy, Threshold
 
 
 class ConversionRate(Model):

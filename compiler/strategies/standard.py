@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..program.models import CALCULATORS, OfferBase, ProgramBase, StandardIncentive, TimePeriod
+from ..emit import EmitContext
+from ..program.base import OfferBase, ProgramBase
+from ..program.models import CALCULATORS, StandardIncentive, TimePeriod
 from ..validation.context import OfferContext
 from ..validation.locate import check_period_and_type, dupes
-from .base import NO_THRESHOLD, EmitContext, Strategy, Threshold
+from .base import NO_THRESHOLD, Strategy, Threshold
 
 
 class StandardOffer(OfferBase):

@@ -8,11 +8,13 @@ from typing import Literal
 
 from pydantic import Field
 
+from ..emit import EmitContext
 from ..numbers import number_text
-from ..program.models import CALCULATORS, Filter, Model, Num, OfferBase, OptStr, ProgramBase, PropertyRef, TimePeriod
+from ..program.base import OfferBase, ProgramBase
+from ..program.models import CALCULATORS, Filter, Model, Num, OptStr, PropertyRef, TimePeriod
 from ..validation.context import OfferContext
 from ..validation.locate import check_filters, dupes
-from .base import EmitContext, IncentiveObjectStrategy, Threshold
+from .base import IncentiveObjectStrategy, Threshold
 
 
 class Tier(Model):

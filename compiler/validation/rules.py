@@ -1,14 +1,15 @@
 """The validation rules of programs, listed at the end (`RULES`, `CATALOGUE_RULES`): each takes one
-context (context.py) and adds the problems it finds. What is specific to a strategy is checked by
-its module (compiler/strategies/), called by the rule `strategy_checks`."""
+context (context.py) and adds the problems it finds. What is specific to a qualification kind or
+a strategy is checked by its module (compiler/qualifications/, compiler/strategies/), called by
+the rules `qualifications` and `strategy_checks`."""
 
 from __future__ import annotations
 
 from ..program import qualifier as qx
-from ..program.models import QUALIFICATION_TYPES
+from ..qualifications import REGISTRY as QUALIFICATION_KINDS
 from ..strategies import REGISTRY
-from .context import CatalogueContext, CatalogueRule, ProgramContext, QualificationContext, Rule, Scope
-from .locate import check_filters, check_periods, dupes
+from .context import CatalogueContext, CatalogueRule, ProgramContext, Rule, Scope
+from .locate import check_periods, dupes
 
 
 def periods(ctx: ProgramContext) -> None:
@@ -28,12 +29,12 @@ def unique_keys(ctx: ProgramContext) -> None:
 
 
 def qualifications(ctx: ProgramContext) -> None:
-    """Each qualification (program and offers) has what its type needs."""
+    """Each qualification (program and offers) has what its type needs, checked by its kind."""
     for q in ctx.qualifications(ctx.program.qualifications):
-        check_qualification(q)
+        QUALIFICATION_KINDS[q.qualification.type].check(q)
     for o in ctx.offers():
         for q in o.qualifications(o.offer.qualifications):
-            check_qualification(q)
+            QUALIFICATION_KINDS[q.qualification.type].check(q)
 
 
 def qualifiers(ctx: ProgramContext) -> None:
@@ -72,39 +73,6 @@ def unique_program_and_offer_keys(ctx: CatalogueContext) -> None:
                 p.add(f"offers[{o_i}].key", "offer key already used by another program",
                       offer.key, "offer keys unique across the catalogue")
             offers.setdefault(offer.key, index)
-
-
-def check_qualification(ctx: QualificationContext) -> None:
-    q = ctx.qualification
-    if q.type == "property":
-        if q.property is None:
-            ctx.add("property", "missing field", None, "a property {key, type, level}")
-        else:
-            if q.property.level == "transaction":
-                ctx.add("property.level", "a property qualification cannot use level 'transaction'",
-                        q.property.level, "request or entity")
-            if q.property.type == "boolean":
-                if q.operator != "equal_to":
-                    ctx.add("operator", "a boolean property only supports equal_to", q.operator, "equal_to")
-                if not isinstance(q.value, bool):
-                    ctx.add("value", "a boolean property needs a boolean value", q.value, "true or false")
-            elif isinstance(q.value, bool):
-                ctx.add("value", "a number property needs a numeric value", q.value, "a number")
-        return
-    if isinstance(q.value, bool):
-        ctx.add("value", f"{q.type} needs a numeric value", q.value, "a number")
-    if QUALIFICATION_TYPES[q.type] == "filters":
-        check_filters(ctx, "filters", q.filters)
-    else:
-        for part in ("numerator", "denominator"):
-            group = getattr(q, part)
-            if group is None:
-                ctx.add(part, "missing field", None, f"{part} {{filters: [...]}} for {q.type}")
-            else:
-                check_filters(ctx, f"{part}.filters", group.filters)
-        if q.type == "amount_average_index" and q.denominator is not None and q.denominator.divisor is not None:
-            if q.denominator.divisor <= 0:
-                ctx.add("denominator.divisor", "divisor must be positive", q.denominator.divisor, "a number > 0")
 
 
 def check_qualifier(scope: Scope, text: str | None, known: set[str]) -> None:
