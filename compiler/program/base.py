@@ -38,8 +38,6 @@ class OfferBase(Model):
     qualifications: list[Qualification] = Field(default_factory=list)
     qualifier: str | None = None
     incentives: list[StandardIncentive] | None = None
-    sku_keys: list[str] | None = None
-    transaction_types: list[str] | None = None
 
 
 class ProgramBase(Model):
