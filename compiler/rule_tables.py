@@ -2,15 +2,18 @@
 
 `incentives compile` writes each table as a dbt seed (CSV) and writes, from this declaration, the
 seeds' properties file (`_incentive_rules.yml`: column types, docs and data tests). The staging
-models read the column types back from the seed's config, so the compiler, the seeds and dbt
-share this one declaration.
+models of the rule tables (models/rules/) write the column types themselves and cast each column
+(macros/read_rule_table.sql), so every engine has the same types whether `dbt seed` loaded the
+table or `incentives run` copied it as text; tests/test_compiler.py checks that each lists
+exactly the columns declared here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .program.models import CALCULATORS, OPERATORS, QUALIFICATION_TYPES
+from .program.models import CALCULATORS, OPERATORS
+from .qualifications import QUALIFICATION_TYPES
 from .strategies import STRATEGIES
 
 # column kinds -> seed column type (rendered by dbt for the target: text is `string` on Spark)

@@ -69,9 +69,12 @@ def read_target_results(target: str, workdir: Path,
     """The tables of the last run_engine(workdir) on `target`."""
     if target == "duckdb":
         return read_results(workdir / "results.duckdb", tables)
-    from compiler.targets.warehouse import read_tables
-
     return read_tables(target, tables)
+
+
+def read_tables(target: str, tables: tuple[str, ...], schema: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Rows of tables of a warehouse target (default schema: the profile's), as dicts."""
+    return get_target(target).read_tables(tables, schema)
 
 
 def read_results(database: Path, tables: tuple[str, ...] = RESULT_TABLES) -> dict[str, list[dict[str, Any]]]:

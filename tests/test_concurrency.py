@@ -19,7 +19,7 @@ import pytest
 from compiler.cli import main
 from compiler.run.locks import duckdb_lock
 from compiler.run.record import file_sha256
-from tests.harness import ENGINES, normalized, read_results
+from tests.harness import ENGINES, normalized, read_results, read_tables
 from tests.test_bad_inputs import _digest
 from tests.test_robustness import EXAMPLE, ROOT, _run_args, _variant
 
@@ -137,17 +137,15 @@ def test_wait_must_be_seconds(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def _pg_runs() -> list[dict]:
-    from compiler.targets import warehouse as engines
-
     try:
-        return engines.read_tables("postgres", ("runs",))["runs"]
+        return read_tables("postgres", ("runs",))["runs"]
     except Exception:  # no runs yet
         return []
 
 
 @needs_postgres
 def test_two_runs_at_once_on_postgres(tmp_path: Path) -> None:
-    from compiler.targets import warehouse as engines
+    from compiler.targets.warehouse import target_settings
 
     programs = [EXAMPLE / "programs.json", _variant(tmp_path)]
     runs_before = len(_pg_runs())
@@ -155,7 +153,7 @@ def test_two_runs_at_once_on_postgres(tmp_path: Path) -> None:
     assert sorted(code for code, _, _ in results) == [0, 1], results
     winner = next(i for i, (code, _, _) in enumerate(results) if code == 0)
     err = results[1 - winner][2]
-    schema = engines.target_settings("postgres")["schema"]
+    schema = target_settings("postgres")["schema"]
     busy = BUSY.search(err)
     assert busy and busy.group(1) == f"schema {schema} of target postgres", err
     runs = _pg_runs()
@@ -163,7 +161,7 @@ def test_two_runs_at_once_on_postgres(tmp_path: Path) -> None:
     last = max(runs, key=lambda r: r["run_id"])
     assert last["programs_sha256"] == file_sha256(programs[winner])
     # complete results of the winner: every row carries its run id, as many rows as it counted
-    tables = engines.read_tables("postgres", ("offer_results", "potential_earnings"))
+    tables = read_tables("postgres", ("offer_results", "potential_earnings"))
     counts = json.loads(last["row_counts"])
     for name, rows in tables.items():
         assert {r["run_id"] for r in rows} == {last["run_id"]}
@@ -181,12 +179,13 @@ def test_two_runs_with_wait_on_postgres(tmp_path: Path) -> None:
 
 @needs_postgres
 def test_busy_postgres_schema_is_left_untouched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from compiler.targets import warehouse as engines
+    from compiler.targets import get_target
+    from compiler.targets.warehouse import connect, target_settings
 
-    settings = engines.target_settings("postgres")
+    settings = target_settings("postgres")
     schema = settings["schema"]
-    warehouse = engines.connect("postgres")
-    with engines.run_lock("postgres", settings).acquire():  # a live run, loading its inputs
+    warehouse = connect("postgres")
+    with get_target("postgres", settings=settings).lock().acquire():  # a live run, loading its inputs
         try:
             warehouse.create_schema(f"{schema}__building_raw")
             assert main(["run", "--target", "postgres", "--programs", str(EXAMPLE / "programs.json"),

@@ -21,12 +21,12 @@ from typing import Any, Iterator
 import duckdb
 import pytest
 
-from compiler.targets import warehouse as engines
 from compiler.cli import main
 from compiler.run.build import PROJECT_DIR, _release_dbt_database
 from compiler.run.load import load_inputs
 from compiler.run.record import RESULT_TABLES
-from tests.harness import SQL_ENGINES, engine_params, normalized, read_results
+from compiler.targets.warehouse import connect, target_settings
+from tests.harness import SQL_ENGINES, engine_params, normalized, read_results, read_tables
 
 EXAMPLES = PROJECT_DIR / "examples"
 # the example's inputs under the names a team's warehouse gives them (no enrollments table)
@@ -109,7 +109,7 @@ def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_
         if engine == "duckdb":
             built = read_results(database, RESULT_TABLES)
         else:
-            built = engines.read_tables(engine, RESULT_TABLES, build_schema)
+            built = read_tables(engine, RESULT_TABLES, build_schema)
         earnings = built["potential_earnings"]
         assert earnings and all(row[PASSTHROUGH] == "INV-" + row["transaction_id"] for row in earnings)
         for name in RESULT_TABLES:
@@ -129,9 +129,9 @@ def _own_inputs(engine: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         _copy_to_duckdb(scratch, database)
         own_schema, build_schema, warehouse = "sales", None, None
     else:
-        settings = engines.target_settings(engine)
+        settings = target_settings(engine)
         own_schema, build_schema = f"{settings['schema']}_sales", f"{settings['schema']}_{name}"
-        warehouse = engines.connect(engine, settings)
+        warehouse = connect(engine, settings)
         warehouse.drop_schema(own_schema)
         warehouse.create_schema(own_schema)
         for table, own in OWN_NAMES.items():
@@ -291,14 +291,14 @@ def _schema_for(engine: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, na
     if engine == "duckdb":
         monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(tmp_path / f"{name}.duckdb"))
         return "main"
-    schema = f"{engines.target_settings(engine)['schema']}_{name}"
+    schema = f"{target_settings(engine)['schema']}_{name}"
     monkeypatch.setenv("INCENTIVES_PG_SCHEMA", schema)
     return schema
 
 
 def _read_built(engine: str, tmp_path: Path, name: str, schema: str) -> dict[str, list[dict[str, Any]]]:
     if engine != "duckdb":
-        return engines.read_tables(engine, RESULT_TABLES, schema)
+        return read_tables(engine, RESULT_TABLES, schema)
     con = duckdb.connect(str(tmp_path / f"{name}.duckdb"), read_only=True)
     try:
         return {t: [dict(zip([d[0] for d in con.description], r)) for r in
@@ -310,7 +310,7 @@ def _read_built(engine: str, tmp_path: Path, name: str, schema: str) -> dict[str
 def _drop_schemas(engine: str, schemas: list[str]) -> None:
     if engine == "duckdb":
         return
-    warehouse = engines.connect(engine)
+    warehouse = connect(engine)
     try:
         for schema in schemas:
             warehouse.drop_schema(schema)

@@ -24,13 +24,13 @@ import pytest
 import duckdb
 
 from compiler.targets import postgres as postgres_target
-from compiler.targets import warehouse as engines
 from compiler.cli import main
 from compiler.errors import RunError
 from compiler.run.build import PROJECT_DIR, run_dbt
 from compiler.run.load import load_inputs
 from compiler.run.record import RESULT_TABLES
-from tests.harness import ENGINES, engine_params, normalized, read_results
+from compiler.targets.warehouse import SCHEMA_SUFFIXES, connect, target_settings
+from tests.harness import ENGINES, engine_params, normalized, read_results, read_tables
 
 EXAMPLES = PROJECT_DIR / "examples"
 TABLES = (*RESULT_TABLES, "stack_coverage", "run_warnings")
@@ -66,7 +66,7 @@ def duckdb_example(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str],
 
 def _runs_count(engine: str) -> int:
     try:
-        return len(engines.read_tables(engine, ("runs",))["runs"])
+        return len(read_tables(engine, ("runs",))["runs"])
     except Exception:  # no runs table yet
         return 0
 
@@ -80,7 +80,7 @@ def test_run_example_same_as_duckdb(engine: str, duckdb_example: tuple, capsys: 
     out, err = capsys.readouterr()
     assert code == 0, err
     assert _summary(out) == summary
-    results = engines.read_tables(engine, (*TABLES, "runs"))
+    results = read_tables(engine, (*TABLES, "runs"))
     runs = results.pop("runs")
     assert _rows(results) == tables
     # the run is recorded, earlier runs are kept, and every result row carries the run id
@@ -89,10 +89,10 @@ def test_run_example_same_as_duckdb(engine: str, duckdb_example: tuple, capsys: 
     assert {r["run_id"] for r in results["offer_results"]} == {last["run_id"]}
     assert json.loads(last["row_counts"])["potential_earnings"] == len(results["potential_earnings"])
     # nothing of the build is left behind
-    warehouse = engines.connect(engine)
+    warehouse = connect(engine)
     try:
-        schema = engines.target_settings(engine)["schema"]
-        leftovers = [s for s in (f"{schema}__building{x}" for x in engines.SCHEMA_SUFFIXES) if warehouse.schema_exists(s)]
+        schema = target_settings(engine)["schema"]
+        leftovers = [s for s in (f"{schema}__building{x}" for x in SCHEMA_SUFFIXES) if warehouse.schema_exists(s)]
         assert leftovers == []
     finally:
         warehouse.close()
@@ -102,7 +102,7 @@ def test_run_example_same_as_duckdb(engine: str, duckdb_example: tuple, capsys: 
 def test_failed_build_keeps_previous_results(engine: str, duckdb_example: tuple, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    before = engines.read_tables(engine, ("offer_results",))["offer_results"]
+    before = read_tables(engine, ("offer_results",))["offer_results"]
     assert before, "test_run_example_same_as_duckdb leaves results to keep"
 
     def failing_build(args: list[str], database: Any, say: Any, threads: int = 1) -> None:
@@ -113,12 +113,12 @@ def test_failed_build_keeps_previous_results(engine: str, duckdb_example: tuple,
                  "--data", str(EXAMPLES / "data")])
     assert code == 1
     assert "boom" in capsys.readouterr().err
-    after = engines.read_tables(engine, ("offer_results",))["offer_results"]
+    after = read_tables(engine, ("offer_results",))["offer_results"]
     assert normalized(after) == normalized(before)
-    warehouse = engines.connect(engine)
+    warehouse = connect(engine)
     try:
-        schema = engines.target_settings(engine)["schema"]
-        assert not any(warehouse.schema_exists(f"{schema}__building{x}") for x in engines.SCHEMA_SUFFIXES)
+        schema = target_settings(engine)["schema"]
+        assert not any(warehouse.schema_exists(f"{schema}__building{x}") for x in SCHEMA_SUFFIXES)
     finally:
         warehouse.close()
 
@@ -127,7 +127,7 @@ def test_failed_build_keeps_previous_results(engine: str, duckdb_example: tuple,
 def test_ctrl_c_while_copying_into_postgres_is_an_interruption(duckdb_example: tuple, monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     # psycopg2 turns a KeyboardInterrupt raised while it reads a COPY's file into QueryCanceled
-    before = engines.read_tables("postgres", ("offer_results",))["offer_results"]
+    before = read_tables("postgres", ("offer_results",))["offer_results"]
     assert before, "test_run_example_same_as_duckdb leaves results to keep"
 
     class CtrlCWhileRead:
@@ -153,12 +153,12 @@ def test_ctrl_c_while_copying_into_postgres_is_an_interruption(duckdb_example: t
     assert code == 130, err
     assert "error: interrupted; the previous results are unchanged" in err
     monkeypatch.undo()
-    after = engines.read_tables("postgres", ("offer_results",))["offer_results"]
+    after = read_tables("postgres", ("offer_results",))["offer_results"]
     assert normalized(after) == normalized(before)
-    warehouse = engines.connect("postgres")
+    warehouse = connect("postgres")
     try:
-        schema = engines.target_settings("postgres")["schema"]
-        assert not any(warehouse.schema_exists(f"{schema}__building{x}") for x in engines.SCHEMA_SUFFIXES)
+        schema = target_settings("postgres")["schema"]
+        assert not any(warehouse.schema_exists(f"{schema}__building{x}") for x in SCHEMA_SUFFIXES)
     finally:
         warehouse.close()
 
@@ -183,8 +183,8 @@ NODE_LINE = re.compile(r"^\s*\[\s*\d+\]\s+(?P<type>\S+)\s+(?P<name>\S+)\s+(?P<st
 def test_spark_tables_leave_out_the_sessions_temporary_views() -> None:
     """The swap copies a building schema's tables: a temporary view of the in-process session (dbt
     leaves a failed node's `__dbt_tmp` view for the rest of the process) is not one of them."""
-    warehouse = engines.connect("spark")
-    schema = f"{engines.target_settings('spark')['schema']}_listing"
+    warehouse = connect("spark")
+    schema = f"{target_settings('spark')['schema']}_listing"
     try:
         warehouse.create_schema(schema)
         warehouse.execute(f"create table {schema}.kept (x int) using parquet")
@@ -201,8 +201,8 @@ def test_dbt_unit_tests_pass(engine: str, tmp_path: Path) -> None:
     """The dbt unit tests (rounding, division, every qualification type and calculator) on the
     engine's own SQL. dbt reads the column types of the mocked models from the database, so every
     model is first built without rows (`dbt run --empty`) into schemas of their own."""
-    schema = f"{engines.target_settings(engine)['schema']}_unit"
-    warehouse = engines.connect(engine)
+    schema = f"{target_settings(engine)['schema']}_unit"
+    warehouse = connect(engine)
     scratch = duckdb.connect()
     dbt_vars = json.dumps({"build_schema": schema, "input_schema": f"{schema}_raw", "incentives_unit_tests": True})
     try:
@@ -295,7 +295,7 @@ def _divide_on(engine: str, cases: list[tuple[str, str, str, str, int]]) -> list
 
         rows = duckdb.connect().execute(sql).fetchall()
     else:
-        warehouse = engines.connect(engine)
+        warehouse = connect(engine)
         try:
             rows = warehouse.fetch(sql)
         finally:

@@ -1,6 +1,7 @@
-"""Generation of the rule tables from validated, typed programs: qualifications, qualifiers, time
-buckets and filter keys here, each offer's rows by its strategy (compiler/strategies/). Rows are
-tuples in the column order of compiler/rule_tables.py, de-duplicated and sorted (deterministic)."""
+"""Generation of the rule tables from validated, typed programs: qualifiers, time buckets and filter
+keys here, each qualification's columns by its kind (compiler/qualifications/) and each offer's
+rows by its strategy (compiler/strategies/). Rows are tuples in the column order of
+compiler/rule_tables.py, de-duplicated and sorted (deterministic)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from typing import Any, Iterable, Sequence
 
 from ..numbers import number_text
 from ..program import qualifier as qx
+from ..program.base import Qualification
 from ..program.catalogue import Program
-from ..program.models import QUALIFICATION_TYPES, TRANSACTION_TYPES, Filter, Qualification, TimePeriod
+from ..program.models import TRANSACTION_TYPES, Filter, TimePeriod
+from ..qualifications import REGISTRY as QUALIFICATION_KINDS
 from ..rule_tables import TABLES
 from ..strategies import REGISTRY
 
@@ -31,7 +34,7 @@ class RuleSet:
     tables: dict[str, list[tuple[Any, ...]]] = field(default_factory=lambda: {t: [] for t in TABLES})
     programs: int = 0
     offers: int = 0
-    # compile_text(skip_invalid=True): the problems of the programs left out (compile.RejectedProgram)
+    # compile_text(skip_invalid=True): the problems of the programs left out (programs.py RejectedProgram)
     rejected: list[Any] = field(default_factory=list)
 
     def sorted(self) -> "RuleSet":
@@ -118,8 +121,8 @@ def stable_id(*parts: Any) -> int:
 
 
 class Generator:
-    """Builds the rule tables of validated programs (see `generate`); what the strategies' `emit`
-    is given (`EmitContext` of compiler/strategies/base.py)."""
+    """Builds the rule tables of validated programs (see `generate`); what the strategies' and the
+    qualification kinds' `emit` is given (`EmitContext` of compiler/emit.py)."""
 
     def __init__(self) -> None:
         self.rules = RuleSet()
@@ -168,32 +171,15 @@ class Generator:
 
     def qualification(self, program: Program, offer: Any | None, q: Qualification,
                       periods: dict[str, TimePeriod]) -> None:
-        level = "program" if offer is None else "offer"
+        """The qualification's `qualifications` row: the columns its kind fills
+        (compiler/qualifications/) and the others."""
         qid = stable_id("qualification", program.key, offer.key if offer else None, q.key)
-        fid = num = den = None
-        divisor = None
-        if QUALIFICATION_TYPES[q.type] == "filters":
-            fid = self.filter_id(q.filters, periods)
-        elif QUALIFICATION_TYPES[q.type] == "ratio":
-            num = self.filter_id(q.numerator.filters if q.numerator else None, periods)
-            den = self.filter_id(q.denominator.filters if q.denominator else None, periods)
-            if q.type == "amount_average_index":
-                divisor = (q.denominator.divisor if q.denominator and q.denominator.divisor is not None else Decimal(1))
+        measure = QUALIFICATION_KINDS[q.type].emit(self, qid, q, periods)
         is_bool = isinstance(q.value, bool)
         value = Decimal(int(q.value)) if is_bool else q.value
-        has_brand_list = bool(q.brand_keys) if q.type == "brand_count" else False
         self.rules.tables["qualifications"].append((
-            qid, program.key, offer.key if offer else None, q.key, level, q.type, q.operator,
-            number_text(value), is_bool, fid, num, den, number_text(divisor) if divisor is not None else None,
-            q.property.key if q.type == "property" and q.property else None,
-            q.property.level if q.type == "property" and q.property else None,
-            has_brand_list,
-        ))
-        if q.type == "brand_count":
-            for brand in sorted(set(q.brand_keys or [])):
-                self.rules.tables["qualification_brand_rules"].append((qid, "brand", brand))
-            for sku in sorted(set(q.excluded_sku_keys or [])):
-                self.rules.tables["qualification_brand_rules"].append((qid, "excluded_sku", sku))
+            qid, program.key, offer.key if offer else None, q.key, "program" if offer is None else "offer", q.type,
+            q.operator, number_text(value), is_bool, *measure))
 
     def qualifier(self, program: Program, offer: Any | None, text: str | None) -> None:
         for term_id, term in enumerate(qx.to_dnf(qx.parse(text)), start=1):

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any, Iterator
 
-from ..errors import IssueCollector, ProgramError
+from ..errors import FilePlace, IssueCollector, ProgramError
 
 
 def parse_json(text: str, source: str = "programs") -> list[Any]:
@@ -19,14 +19,14 @@ def parse_json(text: str, source: str = "programs") -> list[Any]:
         data = json.loads(text, parse_float=Decimal)
     except json.JSONDecodeError as exc:
         c = IssueCollector()
-        c.add(f"{source} line {exc.lineno} column {exc.colno}", f"not valid JSON: {exc.msg}",
+        c.add(FilePlace(source, line=exc.lineno, column=exc.colno), f"not valid JSON: {exc.msg}",
               expected="the GET /programs JSON")
         raise ProgramError("The programs file is not valid JSON", c.issues) from None
     if isinstance(data, dict) and "programs" in data:
         data = data["programs"]
     if not isinstance(data, list):
         c = IssueCollector()
-        c.add(f"{source} (top level)", "unexpected shape", type(data).__name__,
+        c.add(FilePlace(source, part="top level"), "unexpected shape", type(data).__name__,
               'an object {"programs": [...]} or a list of programs')
         raise ProgramError("The programs file has the wrong shape", c.issues)
     return data

@@ -9,13 +9,12 @@ tables in one pass.
 
 from __future__ import annotations
 
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import Issue, IssueCollector, ProgramError, RunError
+from ..errors import Issue, IssueCollector, ProgramError, ProgramPlace, RunError
 from ..validation.check import validate
 from .generate import RuleSet, generate
 from .parse import gc_paused, parse_json
@@ -27,31 +26,31 @@ class RejectedProgram:
     """One problem of a program left out by `compile_text(skip_invalid=True)`: a row of the table
     rejected_programs (a program with several problems has several)."""
 
-    program_index: int
-    program_key: str | None
-    json_path: str  # e.g. programs[1].qualifier
-    issue: Issue
+    issue: Issue  # located in the program (its `at` is a ProgramPlace)
+
+    @property
+    def at(self) -> ProgramPlace:
+        assert isinstance(self.issue.at, ProgramPlace)
+        return self.issue.at
+
+    @property
+    def program_index(self) -> int:
+        return self.at.index
 
     def row(self) -> tuple[Any, ...]:
         """(program_index, program_key, json_path, problem, bad_value, expected, message)"""
         i = self.issue
-        return (self.program_index, self.program_key, self.json_path, i.message, i.value, i.expected, i.render())
+        return (self.at.index, self.at.key, self.at.json_path, i.message, i.value, i.expected, i.render())
 
 
-_PROGRAM_AT = re.compile(r"^program .*? at (programs\[(\d+)\].*)$", re.DOTALL)  # see validation/locate.py `where`
-
-
-def _rejections(raw: list[Any], errors: list[Issue]) -> list[RejectedProgram] | None:
+def _rejections(errors: list[Issue]) -> list[RejectedProgram] | None:
     """The problems of `errors` as rejections of the programs they are located in; None when one
     of them is not located in a program (the file itself is wrong)."""
     out = []
     for issue in errors:
-        at = _PROGRAM_AT.match(issue.where)
-        if at is None:
+        if not isinstance(issue.at, ProgramPlace):
             return None
-        index = int(at.group(2))
-        key = raw[index].get("key") if isinstance(raw[index], dict) else None
-        out.append(RejectedProgram(index, key if isinstance(key, str) else None, at.group(1), issue))
+        out.append(RejectedProgram(issue))
     return out
 
 
@@ -60,7 +59,7 @@ def _compile_text(text: str, source: str, skip_invalid: bool) -> tuple[RuleSet, 
     typed, issues = validate(raw)
     rejected: list[RejectedProgram] = []
     while issues.errors and skip_invalid:
-        found = _rejections(raw, issues.errors)
+        found = _rejections(issues.errors)
         if found is None:
             break
         rejected += found

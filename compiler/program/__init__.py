@@ -1,1 +1,3 @@
-"""The program model: typed GET /programs JSON (models.py) and the qualifier parser (qualifier.py)."""
+"""The program model: typed GET /programs JSON (models.py: the building blocks; base.py: a
+qualification, an offer, a program; catalogue.py: the programs, their offers typed by strategy) and
+the qualifier parser (qualifier.py)."""

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field
 
 from ..strategies import REGISTRY, STRATEGIES
-from .models import OfferBase, ProgramBase
+from .base import OfferBase, ProgramBase
 
 
 class OfferShape(OfferBase):

@@ -1,4 +1,7 @@
-"""Typed models of the GET /programs JSON (pydantic v2). Unknown extra fields are ignored."""
+"""Typed models of the GET /programs JSON (pydantic v2), its building blocks: numbers, periods,
+filters, properties, rates; and the lists OPERATORS, CALCULATORS, TRANSACTION_TYPES. A
+qualification, an offer and a program are in base.py, the programs of a catalogue in
+catalogue.py. Unknown extra fields are ignored."""
 
 from __future__ import annotations
 
@@ -8,18 +11,6 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-# qualification type -> what it measures: "filters" (an aggregate of the transactions its filters
-# match), "ratio" (a numerator over a denominator filter group) or "property" (a property's value)
-QUALIFICATION_TYPES: dict[str, str] = {
-    "aggregated_amount": "filters",
-    "aggregated_quantity": "filters",
-    "brand_count": "filters",
-    "share_of_wallet_percent": "ratio",
-    "yoy_amount_index": "ratio",
-    "yoy_quantity_index": "ratio",
-    "amount_average_index": "ratio",
-    "property": "property",
-}
 OPERATORS = (
     "greater_than_or_equal_to",
     "greater_than",
@@ -129,20 +120,6 @@ class PropertyRef(Model):
     level: Literal["request", "entity", "transaction"]
 
 
-class Qualification(Model):
-    type: Literal[tuple(QUALIFICATION_TYPES)]  # type: ignore[valid-type]
-    key: str
-    label: str | None = None
-    operator: Literal[OPERATORS]  # type: ignore[valid-type]
-    value: Union[bool, Num]
-    filters: list[Filter] | None = None
-    numerator: FilterGroup | None = None
-    denominator: FilterGroup | None = None
-    brand_keys: list[str] | None = None
-    excluded_sku_keys: list[str] | None = None
-    property: PropertyRef | None = None
-
-
 class Rate(Model):
     sku_key: str
     rate: Num
@@ -155,28 +132,3 @@ class StandardIncentive(Model):
     period_key: OptStr = None
     transaction_type: OptStr = None
     rates: list[Rate] = Field(default_factory=list)
-
-
-class OfferBase(Model):
-    """The fields every offer has; each strategy's offer model (compiler/strategies/) adds its
-    `strategy_key` and its typed incentive."""
-
-    key: str
-    label: str | None = None
-    calculator_key: Literal[tuple(CALCULATORS)]  # type: ignore[valid-type]
-    time_periods: list[TimePeriod] = Field(default_factory=list)
-    qualifications: list[Qualification] = Field(default_factory=list)
-    qualifier: str | None = None
-    incentives: list[StandardIncentive] | None = None
-    sku_keys: list[str] | None = None
-    transaction_types: list[str] | None = None
-
-
-class ProgramBase(Model):
-    """The fields of a program but its offers (compiler/program/catalogue.py adds them)."""
-
-    key: str
-    label: str | None = None
-    time_periods: list[TimePeriod] = Field(default_factory=list)
-    qualifications: list[Qualification] = Field(default_factory=list)
-    qualifier: str | None = None

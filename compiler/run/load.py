@@ -12,7 +12,7 @@ from typing import Any, Callable, TypeVar
 import duckdb
 
 from ..compile.programs import RejectedProgram, compile_programs
-from ..errors import DataError, IncentivesError, IssueCollector
+from ..errors import DataError, FilePlace, IncentivesError, IssueCollector
 from .build import run_vars
 from .progress import PhaseTimer, Say
 from .sql import sql_string
@@ -52,7 +52,7 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str
     """
     issues = IssueCollector()
     if not data_dir.is_dir():
-        issues.add(str(data_dir), "data folder not found", str(data_dir), "a folder with transactions and products files")
+        issues.add(FilePlace(str(data_dir)), "data folder not found", str(data_dir), "a folder with transactions and products files")
         raise DataError("Input data cannot be loaded", issues.issues)
     con.execute(f"create schema if not exists {schema}")
     counts: dict[str, int] = {}
@@ -61,7 +61,7 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str
         path = find_input(data_dir, name)
         if path is None:
             if name in REQUIRED_INPUTS:
-                issues.add(f"{data_dir}/{name}.csv", "required input file is missing", None,
+                issues.add(FilePlace(f"{data_dir}/{name}.csv"), "required input file is missing", None,
                            f"{name}.csv or {name}.parquet")
                 continue
             cols = ", ".join(f'"{c}" varchar' for c in columns)
@@ -78,7 +78,7 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str
             types = {r[0]: r[1] for r in con.execute(f"describe select * from {reader}").fetchall()}
             missing = [c for c in columns if c not in types]
             if missing:
-                issues.add(str(path), "missing required column" + ("s" if len(missing) > 1 else ""),
+                issues.add(FilePlace(str(path)), "missing required column" + ("s" if len(missing) > 1 else ""),
                            ", ".join(missing), "columns " + ", ".join(columns))
                 continue
             ddl = ", ".join(f'"{c}" {types[c]}' + (" using compression uncompressed"
@@ -88,7 +88,7 @@ def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str
             select = ", ".join(f'"{c}"' for c in columns)
             con.execute(f"insert into {schema}.{name} select {row_number}, {select} from {reader}")
         except duckdb.Error as exc:
-            issues.add(str(path), "file cannot be read", str(exc).splitlines()[0],
+            issues.add(FilePlace(str(path)), "file cannot be read", str(exc).splitlines()[0],
                        f"a {path.suffix[1:]} file with a header row")
             continue
         counts[name] = con.execute(f"select count(*) from {schema}.{name}").fetchone()[0]

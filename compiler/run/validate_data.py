@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, Issue, RunError, show
+from ..errors import DataError, FilePlace, Issue, RunError, show
 from .record import rejected_table_ddl
 from .sql import sql_string
 
@@ -56,12 +56,9 @@ class Source:
     table: str
     path: Path
 
-    def where(self, row: int, column: str | None = None) -> str:
-        # `row` counts data rows from 1; in a CSV file the header is line 1
-        locator = f"{self.path.name} row {row}"
-        if self.path.suffix == ".csv":
-            locator += f" (line {row + 1})"
-        return locator + (f" column {column}" if column else "")
+    def at(self, row: int, column: str | None = None) -> FilePlace:
+        """The place of data row `row` (counted from 1; in a CSV file the header is line 1)."""
+        return FilePlace(self.path.name, row, row + 1 if self.path.suffix == ".csv" else None, column or None)
 
 
 @dataclass(frozen=True)
@@ -241,9 +238,9 @@ def _issues(con: Any, c: InputCheck, source: Source, count: int) -> list[Issue]:
     if count == 0:
         return []
     rows = con.execute(f"select _row, problem_value from ({c.sql}) order by _row limit {EXAMPLES_PER_CHECK}").fetchall()
-    issues = [Issue(source.where(r, c.column), c.problem, show(v), c.expected) for r, v in rows]
+    issues = [Issue(source.at(r, c.column), c.problem, show(v), c.expected) for r, v in rows]
     if count > EXAMPLES_PER_CHECK:
-        issues.append(Issue(f"{source.path.name} column {c.column}",
+        issues.append(Issue(FilePlace(source.path.name, column=c.column),
                             f"{c.problem}: {count - EXAMPLES_PER_CHECK} more rows like the ones above", None,
                             c.expected))
     return issues

@@ -1,51 +1,27 @@
 """What a strategy is: the calculators it accepts, its typed offer (the `incentive` object of the
-JSON as a pydantic model), the checks specific to it and the rule rows it emits.
+JSON as a pydantic model), the checks specific to it and the rule rows it emits (through
+`EmitContext`, compiler/emit.py).
 
 A strategy is one module of this package defining a subclass of `Strategy` and naming an instance
 of it `STRATEGY`; compiler/strategies/__init__.py lists the modules."""
 
 from __future__ import annotations
 
-import datetime as dt
 from abc import ABC, abstractmethod
-from decimal import Decimal
-from typing import Any, ClassVar, Iterable, Mapping, Protocol
+from typing import Any, ClassVar
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..errors import IssueCollector
-from ..program.models import Filter, OfferBase, ProgramBase, TimePeriod
-from ..validation.locate import Where, pydantic_issues
+from ..emit import EmitContext
+from ..program.base import OfferBase, ProgramBase
+from ..program.models import TimePeriod
+from ..validation.context import OfferContext
+from ..validation.locate import pydantic_issues
 
 # the columns of an `offers` row a strategy fills: threshold type, threshold filter id, threshold
 # property key and level (stepped offers), and the earning filter id
 Threshold = tuple[Any, Any, Any, Any]
 NO_THRESHOLD: Threshold = (None, None, None, None)
-
-Row = tuple[Any, ...]
-
-
-class EmitContext(Protocol):
-    """What a strategy's `emit` is given: the rule tables being generated and the ids they share.
-    The generator (compiler/compile/generate.py `Generator`) implements it; strategies do not
-    import the generator."""
-
-    @property
-    def numbers(self) -> Mapping[Decimal, str]:
-        """`number_text` of each decimal, computed once per value."""
-
-    def period(self, periods: dict[str, TimePeriod], key: str | None) -> tuple[dt.date, dt.date]:
-        """The dates of the period `key` of `periods` (open when None)."""
-
-    def filter_id(self, filters: list[Filter] | None, periods: dict[str, TimePeriod]) -> int | None:
-        """The id of a filter group (its `filter_keys` rows written once); None: no entries."""
-
-    def add_row(self, table: str, row: Row) -> None:
-        """Append a row to the rule table `table` (compiler/rule_tables.py)."""
-
-    def add_rows(self, table: str, rows: Iterable[Row]) -> None:
-        """Append rows to the rule table `table`."""
-
 
 class Strategy(ABC):
     """One strategy (`strategy_key` of an offer)."""
@@ -63,10 +39,9 @@ class Strategy(ABC):
         return self.offer_model.from_validated({**dict(offer), "incentive": self.parse_incentive(offer)})
 
     @abstractmethod
-    def check(self, c: IssueCollector, w: Where, op: str, offer: Any, periods: set[str], index: int,
-              raw: Any) -> None:
-        """Add the problems specific to this strategy of the offer at JSON path `op` (`periods`: the
-        period keys it can name)."""
+    def check(self, ctx: OfferContext) -> None:
+        """Add the problems specific to this strategy of the offer `ctx.offer` (`ctx.add`, at a
+        path inside the offer; `ctx.periods`: the period keys it can name)."""
 
     @abstractmethod
     def emit(self, g: EmitContext, program: ProgramBase, offer: Any,
@@ -89,20 +64,19 @@ class IncentiveObjectStrategy(Strategy):
     def parse_incentive(self, offer: Any) -> Any:
         return self._adapter.validate_python(offer.incentive)
 
-    def check(self, c: IssueCollector, w: Where, op: str, offer: Any, periods: set[str], index: int,
-              raw: Any) -> None:
+    def check(self, ctx: OfferContext) -> None:
+        offer = ctx.offer
         if not isinstance(offer.incentive, dict):
-            c.add(w(f"{op}.incentive"), "missing field" if offer.incentive is None else "invalid value",
-                  offer.incentive, f"an incentive object for a {offer.strategy_key} offer")
+            ctx.add("incentive", "missing field" if offer.incentive is None else "invalid value",
+                    offer.incentive, f"an incentive object for a {offer.strategy_key} offer")
             return
         try:
             incentive = self.parse_incentive(offer)
         except ValidationError as exc:
-            pydantic_issues(c, exc, index, raw, f"{op}.incentive")
+            pydantic_issues(ctx.inside("incentive"), exc)
             return
-        self.check_incentive(c, w, op, offer, incentive, periods)
+        self.check_incentive(ctx, incentive)
 
     @abstractmethod
-    def check_incentive(self, c: IssueCollector, w: Where, op: str, offer: Any, incentive: Any,
-                        periods: set[str]) -> None:
-        """Add the problems of a well-formed incentive object."""
+    def check_incentive(self, ctx: OfferContext, incentive: Any) -> None:
+        """Add the problems of a well-formed incentive object (`incentive`, the offer's parsed)."""

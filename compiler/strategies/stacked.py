@@ -7,15 +7,17 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from math import gcd, lcm
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from ..errors import IssueCollector
+from ..emit import EmitContext
 from ..numbers import number_text
-from ..program.models import CALCULATORS, Model, Num, OfferBase, OptStr, ProgramBase, Rate, TimePeriod
-from ..validation.locate import Where, check_period_and_type, dupes
-from .base import NO_THRESHOLD, EmitContext, IncentiveObjectStrategy, Threshold
+from ..program.base import OfferBase, ProgramBase
+from ..program.models import CALCULATORS, Model, Num, OptStr, Rate, TimePeriod
+from ..validation.context import OfferContext, Scope
+from ..validation.locate import check_period_and_type, dupes
+from .base import NO_THRESHOLD, IncentiveObjectStrategy, Threshold
 
 
 class ConversionRate(Model):
@@ -144,78 +146,77 @@ class Stacked(IncentiveObjectStrategy):
     offer_model = StackedOffer
     incentive_model = StackedIncentive
 
-    def check_incentive(self, c: IssueCollector, w: Where, op: str, offer: Any, incentive: StackedIncentive,
-                        periods: set[str]) -> None:
-        inc = incentive
-        sets = {s.key: s for s in inc.sku_sets}
-        dupes(c, lambda i: w(f"{op}.incentive.sku_sets[{i}].key"), [s.key for s in inc.sku_sets], "SKU set")
-        for s_i, s in enumerate(inc.sku_sets):
-            sp = f"{op}.incentive.sku_sets[{s_i}]"
-            check_period_and_type(c, w, sp, s.period_key, s.transaction_type, periods)
-            dupes(c, lambda i: w(f"{sp}.conversion.rates[{i}].sku_key"),
-                  [r.sku_key for r in s.conversion.rates], "conversion SKU")
-            dupes(c, lambda i: w(f"{sp}.rates[{i}].sku_key"), [r.sku_key for r in s.rates], "rate SKU")
+    def check_incentive(self, ctx: OfferContext, incentive: StackedIncentive) -> None:
+        at = ctx.inside("incentive")
+        sets = {s.key: s for s in incentive.sku_sets}
+        dupes(at, lambda i: f"sku_sets[{i}].key", [s.key for s in incentive.sku_sets], "SKU set")
+        for s_i, s in enumerate(incentive.sku_sets):
+            sp = at.inside(f"sku_sets[{s_i}]")
+            check_period_and_type(sp, s.period_key, s.transaction_type)
+            dupes(sp, lambda i: f"conversion.rates[{i}].sku_key", [r.sku_key for r in s.conversion.rates],
+                  "conversion SKU")
+            dupes(sp, lambda i: f"rates[{i}].sku_key", [r.sku_key for r in s.rates], "rate SKU")
             converted = {r.sku_key for r in s.conversion.rates}
             for r_i, r in enumerate(s.conversion.rates):
                 if r.rate <= 0:
-                    c.add(w(f"{sp}.conversion.rates[{r_i}].rate"), "conversion rate must be positive", r.rate,
-                          "a number > 0 (units of `from` per coverage unit)")
+                    sp.add(f"conversion.rates[{r_i}].rate", "conversion rate must be positive", r.rate,
+                           "a number > 0 (units of `from` per coverage unit)")
             for r_i, r in enumerate(s.rates):
                 if r.sku_key not in converted:
-                    c.add(w(f"{sp}.rates[{r_i}].sku_key"), "SKU has a rate but no conversion rate", r.sku_key,
-                          "one of the set's conversion SKUs: " + ", ".join(sorted(converted)))
+                    sp.add(f"rates[{r_i}].sku_key", "SKU has a rate but no conversion rate", r.sku_key,
+                           "one of the set's conversion SKUs: " + ", ".join(sorted(converted)))
         stack_keys = []
-        for k_i, st in enumerate(inc.stacks):
-            kp = f"{op}.incentive.stacks[{k_i}]"
+        for k_i, st in enumerate(incentive.stacks):
+            kp = at.inside(f"stacks[{k_i}]")
             stack_keys.append(stack_key(st))
-            dupes(c, lambda i: w(f"{kp}.sku_set_keys[{i}]"), list(st.sku_set_keys), "stack SKU set")
+            dupes(kp, lambda i: f"sku_set_keys[{i}]", list(st.sku_set_keys), "stack SKU set")
             owner: dict[str, str] = {}
             for name in st.sku_set_keys:
                 if name not in sets:
-                    c.add(w(f"{kp}.sku_set_keys"), "stack names a SKU set that is not defined", name,
-                          "one of " + ", ".join(sorted(sets)))
+                    kp.add("sku_set_keys", "stack names a SKU set that is not defined", name,
+                           "one of " + ", ".join(sorted(sets)))
                     continue
                 for r in sets[name].conversion.rates:
                     if r.sku_key in owner and owner[r.sku_key] != name:
-                        c.add(w(f"{kp}.sku_set_keys"), f"SKU {r.sku_key!r} is in two sets of this stack",
-                              f"{owner[r.sku_key]} and {name}", "each SKU in one set of a stack")
+                        kp.add("sku_set_keys", f"SKU {r.sku_key!r} is in two sets of this stack",
+                               f"{owner[r.sku_key]} and {name}", "each SKU in one set of a stack")
                     owner.setdefault(r.sku_key, name)
-        dupes(c, lambda i: w(f"{op}.incentive.stacks[{i}].key"), stack_keys, "stack")
-        self._check_exact_bounds(c, w, op, inc)
+        dupes(at, lambda i: f"stacks[{i}].key", stack_keys, "stack")
+        self._check_exact_bounds(at, incentive)
 
-    def _check_exact_bounds(self, c: IssueCollector, w: Where, op: str, inc: StackedIncentive) -> None:
+    def _check_exact_bounds(self, at: Scope, inc: StackedIncentive) -> None:
         """The bounds within which every engine computes the offer's coverage exactly; an offer
-        beyond them is refused (docs/semantics.md, "Stacked coverage")."""
+        beyond them is refused (docs/semantics.md, "Stacked coverage"). `at`: the incentive."""
         if len(inc.stacks) > MAX_STACKS:
-            c.add(w(f"{op}.incentive.stacks"), "too many stacks to sum their overlaps exactly", len(inc.stacks),
-                  f"at most {MAX_STACKS} stacks")
+            at.add("stacks", "too many stacks to sum their overlaps exactly", len(inc.stacks),
+                   f"at most {MAX_STACKS} stacks")
         if any(r.rate <= 0 for s in inc.sku_sets for r in s.conversion.rates):
             return  # reported above
         sets = list(inc.sku_sets)
         scales = coverage_scales(sets)
         beyond = scale_issues(sets, scales)
         for s_i, what, got in beyond:
-            where = f"{op}.incentive.sku_sets[{s_i}].conversion.rates" if s_i is not None else f"{op}.incentive.sku_sets"
             rates = ", ".join(number_text(r.rate) for s in (sets if s_i is None else [sets[s_i]])
                               for r in s.conversion.rates)
-            c.add(w(where), "conversion rates without a common denominator within the bounds of exact coverage",
-                  f"rates {rates}: {what} {got}",
-                  "rates sharing factors (one rate per product, e.g. 0.00921875 for every pack size of it): "
-                  "docs/semantics.md, Stacked coverage")
+            at.add(f"sku_sets[{s_i}].conversion.rates" if s_i is not None else "sku_sets",
+                   "conversion rates without a common denominator within the bounds of exact coverage",
+                   f"rates {rates}: {what} {got}",
+                   "rates sharing factors (one rate per product, e.g. 0.00921875 for every pack size of it): "
+                   "docs/semantics.md, Stacked coverage")
         if beyond:
             return
         largest_weight = max(max(sc.weights.values()) for sc in scales.values())
         for s_i, s in enumerate(inc.sku_sets):
-            sp = f"{op}.incentive.sku_sets[{s_i}]"
             for r_i, r in enumerate(s.rates):
                 conv = next((x for x in s.conversion.rates if x.sku_key == r.sku_key), None)
                 if conv is None:
                     continue
                 if r.rate >= MAX_PAY_RATE or r.rate * largest_weight ** 2 >= MAX_PAY_TIMES_WEIGHTS \
                         or (conv.rate > 0 and r.rate / conv.rate >= MAX_PAY_PER_UNIT):
-                    c.add(w(f"{sp}.rates[{r_i}].rate"), "rate too large to pay coverage exactly", r.rate,
-                          f"below {MAX_PAY_RATE} per coverage unit (and x the offer's largest coverage weight squared, "
-                          f"{largest_weight ** 2}, below {MAX_PAY_TIMES_WEIGHTS}) and {MAX_PAY_PER_UNIT} per {conv.from_}")
+                    at.add(f"sku_sets[{s_i}].rates[{r_i}].rate", "rate too large to pay coverage exactly", r.rate,
+                           f"below {MAX_PAY_RATE} per coverage unit (and x the offer's largest coverage weight "
+                           f"squared, {largest_weight ** 2}, below {MAX_PAY_TIMES_WEIGHTS}) and {MAX_PAY_PER_UNIT} "
+                           f"per {conv.from_}")
 
     def emit(self, g: EmitContext, program: ProgramBase, offer: StackedOffer,
              periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:

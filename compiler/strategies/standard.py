@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..errors import IssueCollector
-from ..program.models import CALCULATORS, OfferBase, ProgramBase, StandardIncentive, TimePeriod
-from ..validation.locate import Where, check_period_and_type, dupes
-from .base import NO_THRESHOLD, EmitContext, Strategy, Threshold
+from ..emit import EmitContext
+from ..program.base import OfferBase, ProgramBase
+from ..program.models import CALCULATORS, StandardIncentive, TimePeriod
+from ..validation.context import OfferContext
+from ..validation.locate import check_period_and_type, dupes
+from .base import NO_THRESHOLD, Strategy, Threshold
 
 
 class StandardOffer(OfferBase):
@@ -27,17 +29,16 @@ class Standard(Strategy):
     calculators = ("percent_of_amount", "dollars_per_unit", "fixed_amount")
     offer_model = StandardOffer
 
-    def check(self, c: IssueCollector, w: Where, op: str, offer: Any, periods: set[str], index: int,
-              raw: Any) -> None:
+    def check(self, ctx: OfferContext) -> None:
+        offer = ctx.offer
         if offer.incentives is None:
-            c.add(w(f"{op}.incentives"), "missing field", None, "an incentives array for a standard offer")
+            ctx.add("incentives", "missing field", None, "an incentives array for a standard offer")
             return
         keys = [standard_key(i.key, i.period_key, i.transaction_type) for i in offer.incentives]
-        dupes(c, lambda i: w(f"{op}.incentives[{i}].key"), keys, "incentive")
+        dupes(ctx, lambda i: f"incentives[{i}].key", keys, "incentive")
         for i_i, inc in enumerate(offer.incentives):
-            check_period_and_type(c, w, f"{op}.incentives[{i_i}]", inc.period_key, inc.transaction_type, periods)
-            dupes(c, lambda r: w(f"{op}.incentives[{i_i}].rates[{r}].sku_key"),
-                  [r.sku_key for r in inc.rates], "rate SKU")
+            check_period_and_type(ctx.inside(f"incentives[{i_i}]"), inc.period_key, inc.transaction_type)
+            dupes(ctx, lambda r: f"incentives[{i_i}].rates[{r}].sku_key", [r.sku_key for r in inc.rates], "rate SKU")
 
     def emit(self, g: EmitContext, program: ProgramBase, offer: StandardOffer,
              periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:

@@ -4,15 +4,17 @@ stepped_tiers (and the threshold and earning filters of the offer's `offers` row
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from ..errors import IssueCollector
+from ..emit import EmitContext
 from ..numbers import number_text
-from ..program.models import CALCULATORS, Filter, Model, Num, OfferBase, OptStr, ProgramBase, PropertyRef, TimePeriod
-from ..validation.locate import Where, check_filters, dupes
-from .base import EmitContext, IncentiveObjectStrategy, Threshold
+from ..program.base import OfferBase, ProgramBase
+from ..program.models import CALCULATORS, Filter, Model, Num, OptStr, PropertyRef, TimePeriod
+from ..validation.context import OfferContext
+from ..validation.locate import check_filters, dupes
+from .base import IncentiveObjectStrategy, Threshold
 
 
 class Tier(Model):
@@ -55,31 +57,29 @@ class Stepped(IncentiveObjectStrategy):
     offer_model = SteppedOffer
     incentive_model = SteppedIncentive
 
-    def check_incentive(self, c: IssueCollector, w: Where, op: str, offer: Any, incentive: SteppedIncentive,
-                        periods: set[str]) -> None:
-        inc = incentive
-        check_filters(c, w, f"{op}.incentive.filters", inc.filters, periods)
-        td = inc.threshold_definition
-        tp = f"{op}.incentive.threshold_definition"
+    def check_incentive(self, ctx: OfferContext, incentive: SteppedIncentive) -> None:
+        at = ctx.inside("incentive")
+        check_filters(at, "filters", incentive.filters)
+        td = incentive.threshold_definition
         if td.type == "property":
             if td.property is None:
-                c.add(w(f"{tp}.property"), "missing field", None, "a property {key, type, level}")
-            elif td.property.level == "transaction" and offer.calculator_key == "fixed_amount":
-                c.add(w(f"{tp}.property.level"), "fixed_amount cannot use a transaction-level threshold",
-                      td.property.level, "request or entity")
+                at.add("threshold_definition.property", "missing field", None, "a property {key, type, level}")
+            elif td.property.level == "transaction" and ctx.offer.calculator_key == "fixed_amount":
+                at.add("threshold_definition.property.level", "fixed_amount cannot use a transaction-level threshold",
+                       td.property.level, "request or entity")
         else:
-            check_filters(c, w, f"{tp}.filters", td.filters, periods)
+            check_filters(at, "threshold_definition.filters", td.filters)
         keys = []
-        for t_i, tier in enumerate(inc.rates):
+        for t_i, tier in enumerate(incentive.rates):
             if tier.value is not None and tier.rate is not None and tier.value != tier.rate:
-                c.add(w(f"{op}.incentive.rates[{t_i}]"), "tier has both value and rate, and they differ",
-                      f"value={tier.value}, rate={tier.rate}", "one of them (or equal)")
+                at.add(f"rates[{t_i}]", "tier has both value and rate, and they differ",
+                       f"value={tier.value}, rate={tier.rate}", "one of them (or equal)")
             if tier.value is None and tier.rate is None:
-                c.add(w(f"{op}.incentive.rates[{t_i}]"), "tier has no rate", None, "a value or rate")
-            keys.append(tier_key(tier, offer.calculator_key))
-        dupes(c, lambda i: w(f"{op}.incentive.rates[{i}].key"), keys, "tier")
-        dupes(c, lambda i: w(f"{op}.incentive.rates[{i}].threshold"),
-              [number_text(t.threshold) for t in inc.rates], "tier threshold")
+                at.add(f"rates[{t_i}]", "tier has no rate", None, "a value or rate")
+            keys.append(tier_key(tier, ctx.offer.calculator_key))
+        dupes(at, lambda i: f"rates[{i}].key", keys, "tier")
+        dupes(at, lambda i: f"rates[{i}].threshold", [number_text(t.threshold) for t in incentive.rates],
+              "tier threshold")
 
     def emit(self, g: EmitContext, program: ProgramBase, offer: SteppedOffer,
              periods: dict[str, TimePeriod]) -> tuple[Threshold, int | None]:

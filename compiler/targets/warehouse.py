@@ -43,8 +43,8 @@ from ..run.load import compile_alongside, load_and_validate, load_rule_tables
 from ..run.progress import PhaseTimer
 from ..run.record import (REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
                                rejected_tables_sql, run_context_sql, stage_rejected_programs, summarize_with)
-from . import TARGETS, get_target, target_class
-from .base import RunJob, RunLock, Target
+from . import TARGETS, target_class
+from .base import RunJob, Target
 
 PROFILE_NAME = "incentives"
 
@@ -247,11 +247,10 @@ class WarehouseTarget(Target):
             warehouse.close()
 
 
-# For the tests and the bench scripts (tests/, bench/), which reach a warehouse by its target's
-# name: `connect`, `run_lock`, `read_tables`. A run does not use them.
-
 def connect(target: str, settings: dict[str, Any] | None = None) -> Warehouse:
-    """A connection to `target` of the profile (postgres, spark or spark_thrift)."""
+    """A connection to `target` of the profile (postgres, spark or spark_thrift). A helper for the
+    tests and the bench scripts (tests/, bench/), which reach a warehouse by its target's name; a
+    run does not use it."""
     cls = target_class(target)
     if not issubclass(cls, WarehouseTarget):
         raise RunError(f"unknown target {target!r}; one of {', '.join(TARGETS)}")
@@ -262,13 +261,3 @@ def load_rule_csvs(scratch: duckdb.DuckDBPyConnection, rules_dir: Path, schema: 
     """Read the compiled rule CSVs (the seeds) into the scratch DuckDB as text, to copy them to the
     target exactly as written (the staging models cast them)."""
     return load_rule_tables(scratch, rules_dir, schema, typed=False)
-
-
-def run_lock(target: str, settings: dict[str, Any]) -> RunLock:
-    """The run lock of `target` (see its `lock`)."""
-    return get_target(target, settings=settings).lock()
-
-
-def read_tables(target: str, tables: Iterable[str], schema: str | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Rows of result tables of `target` (default schema: the profile's), as dicts."""
-    return get_target(target).read_tables(tables, schema)

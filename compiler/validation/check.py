@@ -1,6 +1,6 @@
-"""Validation of the raw programs: each program's shape (pydantic, ProgramShape), then every
-registered rule (rules.py, registry.py) on every program that has its shape, then the rules
-across programs; every issue collected, nothing raised here."""
+"""Validation of the raw programs: each program's shape (pydantic, ProgramShape), then every rule
+of `RULES` (rules.py) on every program that has its shape, then the rules across programs
+(`CATALOGUE_RULES`); every issue collected, nothing raised here."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pydantic import ValidationError
 
 from ..errors import IssueCollector
 from ..program.catalogue import Program, ProgramShape, typed_program
-from . import rules  # noqa: F401  (registers the rules)
+from .context import CatalogueContext, ProgramContext, Scope, where
 from .locate import pydantic_issues
-from .registry import CATALOGUE_RULES, RULES
+from .rules import CATALOGUE_RULES, RULES
 
 
 def validate(raw_programs: list[Any], skip: frozenset[int] = frozenset()) -> tuple[list[tuple[int, Program, Any]], IssueCollector]:
@@ -25,17 +25,20 @@ def validate(raw_programs: list[Any], skip: frozenset[int] = frozenset()) -> tup
         if index in skip:
             continue
         if not isinstance(raw, dict):
-            c.add(f"program #{index} at programs[{index}]", "a program must be an object", raw, "an object")
+            c.add(where(index, raw), "a program must be an object", raw, "an object")
             continue
         try:
             shaped.append((index, ProgramShape.model_validate(raw), raw))
         except ValidationError as exc:
-            pydantic_issues(c, exc, index, raw)
-    for index, program, raw in shaped:
+            pydantic_issues(Scope(c, where(index, raw), frozenset()), exc)
+    contexts = [ProgramContext.of(c, index, program, raw) for index, program, raw in shaped]
+    for ctx in contexts:
         for check in RULES:
-            check(c, index, program, raw)
+            check(ctx)
+    catalogue = CatalogueContext(c, contexts)
     for check_all in CATALOGUE_RULES:
-        check_all(c, shaped)
+        check_all(catalogue)
+    del contexts, catalogue
     if c.errors:
         return [], c
     typed: list[tuple[int, Program, Any]] = []

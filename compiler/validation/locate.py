@@ -1,5 +1,5 @@
-"""Located issues of programs JSON: where a problem is (program key and JSON path), pydantic's
-errors as issues, and the small checks every level shares (duplicate keys, periods, filters)."""
+"""Located problems of programs JSON: pydantic's errors as issues, and the small checks every level
+shares (duplicate keys, periods, filters), each adding its problems in a `Scope` (context.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ from typing import Any, Callable, Iterable
 
 from pydantic import ValidationError
 
-from ..errors import IssueCollector
 from ..program.models import TRANSACTION_TYPES, Filter, TimePeriod
-
-Where = Callable[[str], str]  # a JSON path inside one program -> its located text (see `where`)
+from .context import Scope
 
 
 def path_text(loc: Iterable[Any]) -> str:
@@ -23,18 +21,10 @@ def path_text(loc: Iterable[Any]) -> str:
     return out
 
 
-def where(index: int, raw: Any, path: str = "") -> str:
-    key = raw.get("key") if isinstance(raw, dict) else None
-    head = f"program {key!r}" if isinstance(key, str) else f"program #{index}"
-    return f"{head} at programs[{index}]" + (("." + path) if path and not path.startswith("[") else path)
-
-
-def pydantic_issues(c: IssueCollector, exc: ValidationError, index: int, raw: Any, prefix: str = "") -> None:
+def pydantic_issues(scope: Scope, exc: ValidationError) -> None:
+    """Each error of `exc` (a model validated from the JSON at `scope`) as a located issue."""
     for err in exc.errors(include_url=False):
         loc = [p for p in err["loc"] if not (isinstance(p, str) and ("[" in p or p.startswith("function-")))]
-        path = path_text(loc)
-        if prefix:
-            path = prefix + ("." + path if path and not path.startswith("[") else path)
         expected = None
         ctx = err.get("ctx") or {}
         if err["type"] == "literal_error":
@@ -47,38 +37,40 @@ def pydantic_issues(c: IssueCollector, exc: ValidationError, index: int, raw: An
             expected = err["msg"].lower()
         message = "missing field" if err["type"] == "missing" else "invalid value"
         value = None if err["type"] == "missing" else err.get("input")
-        c.add(where(index, raw, path), message, value, expected)
+        scope.add(path_text(loc), message, value, expected)
 
 
-def dupes(c: IssueCollector, where: Callable[[int], str], keys: list[str | None], what: str) -> None:
+def dupes(scope: Scope, path: Callable[[int], str], keys: list[str | None], what: str) -> None:
+    """A problem at `path(i)` for each key of `keys` seen before it (None: no key)."""
     seen: set[str] = set()
     for i, key in enumerate(keys):
         if key is None:
             continue
         if key in seen:
-            c.add(where(i), f"duplicate {what} key", key, f"each {what} key once")
+            scope.add(path(i), f"duplicate {what} key", key, f"each {what} key once")
         seen.add(key)
 
 
-def check_periods(c: IssueCollector, where: Callable[[int], str], periods: list[TimePeriod]) -> None:
-    dupes(c, lambda i: where(i) + ".key", [p.key for p in periods], "time period")
+def check_periods(scope: Scope, periods: list[TimePeriod]) -> None:
+    """The `time_periods` of the scope (a program or an offer)."""
+    dupes(scope, lambda i: f"time_periods[{i}].key", [p.key for p in periods], "time period")
     for i, p in enumerate(periods):
         if p.end_date < p.start_date:
-            c.add(where(i) + ".end_date", "period ends before it starts",
-                  f"{p.start_date} .. {p.end_date}", "end_date on or after start_date")
+            scope.add(f"time_periods[{i}].end_date", "period ends before it starts",
+                      f"{p.start_date} .. {p.end_date}", "end_date on or after start_date")
 
 
-def check_filters(c: IssueCollector, w: Where, path: str, filters: list[Filter] | None,
-                   periods: set[str]) -> None:
+def check_filters(scope: Scope, path: str, filters: list[Filter] | None) -> None:
+    """The filters at `path` in the scope: their periods known, their transaction types too."""
     for f_i, f in enumerate(filters or []):
-        check_period_and_type(c, w, f"{path}[{f_i}]", f.period_key, f.transaction_type, periods)
+        check_period_and_type(scope.inside(f"{path}[{f_i}]"), f.period_key, f.transaction_type)
 
 
-def check_period_and_type(c: IssueCollector, w: Where, path: str, period_key: str | None,
-                           transaction_type: str | None, periods: set[str]) -> None:
-    if period_key is not None and period_key not in periods:
-        c.add(w(f"{path}.period_key"), "unknown period key", period_key,
-              "one of " + (", ".join(sorted(periods)) or "(no periods defined)"))
+def check_period_and_type(scope: Scope, period_key: str | None, transaction_type: str | None) -> None:
+    """The `period_key` and `transaction_type` of what is at the scope."""
+    if period_key is not None and period_key not in scope.periods:
+        scope.add("period_key", "unknown period key", period_key,
+                  "one of " + (", ".join(sorted(scope.periods)) or "(no periods defined)"))
     if transaction_type is not None and transaction_type not in TRANSACTION_TYPES:
-        c.add(w(f"{path}.transaction_type"), "unknown transaction type", transaction_type,
-              "one of " + ", ".join(TRANSACTION_TYPES))
+        scope.add("transaction_type", "unknown transaction type", transaction_type,
+                  "one of " + ", ".join(TRANSACTION_TYPES))
