@@ -3,7 +3,7 @@ transactions earn nothing.
 
     python bench/generate.py --shape seasons --transactions 10M --out DIR
 
-The `dense` shape (the default) earns on almost every transaction: its participants buy only
+The `dense` shape (the default) writes about one earning row per transaction: its participants buy only
 SKUs of the manufacturers whose programs they are enrolled in, and few qualifications stop them
 (at 10M, 9.9M earning rows; bench/results.md). A warehouse keeps more than that. Here:
 
