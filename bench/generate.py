@@ -32,7 +32,7 @@ transaction):
   for seed-type SKUs.
 
 The catalogue and programs come from ``random.Random(seed)``; the big tables are produced by
-DuckDB SQL with hash-based pseudo-random columns (``hash(i, seed, salt)``), streamed straight to
+DuckDB SQL with hash-based pseudo-random columns (``random_column``), streamed straight to
 Parquet: 10M transactions take well under a minute and little memory. The same arguments give
 the same data.
 """
@@ -541,21 +541,25 @@ def generate_data(con, tmp: Path, data: Path, rng: random.Random, mfrs: list[Man
         from c join (select distinct e, n_carry from carry) nc using (e)
     """)
     total_slots = con.execute("select count(*) from slots").fetchone()[0]
+
+    def rnd(salt: int) -> str:  # the transaction's pseudo-random columns, independent of each other
+        return random_column("i", seed, salt)
+
     purchase_month = month_case("u_month", PURCHASE_MONTHS)
     sale_month = month_case("u_month", SALE_MONTHS)
     q(f"""
         copy (
             with t as (
                 select i,
-                       (hash(i, {seed}, 1) % {total_slots})::bigint as slot,
-                       hash(i, {seed}, 2) as h_sku,
-                       hash(i, {seed}, 3) {U} as u_season,
-                       hash(i, {seed}, 4) {U} as u_return,
-                       hash(i, {seed}, 5) {U} as u_type,
-                       hash(i, {seed}, 6) {U} as u_month,
-                       hash(i, {seed}, 7) as h_day,
-                       hash(i, {seed}, 8) {U} as u_acres,
-                       hash(i, {seed}, 9) {U} as u_price
+                       ({rnd(1)} % {total_slots})::bigint as slot,
+                       {rnd(2)} as h_sku,
+                       {rnd(3)} {U} as u_season,
+                       {rnd(4)} {U} as u_return,
+                       {rnd(5)} {U} as u_type,
+                       {rnd(6)} {U} as u_month,
+                       {rnd(7)} as h_day,
+                       {rnd(8)} {U} as u_acres,
+                       {rnd(9)} {U} as u_price
                 from range({n_tx}) r(i)
             ), picked as (
                 select t.*, sl.e, c.sku_idx, c.g
