@@ -51,6 +51,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Raised whenever the same arguments give other data: bench/run.py then regenerates its cache.
+# 2: independent pseudo-random columns (random_column) and the seasons shape.
+DATA_VERSION = 2
+
 INCENTIVE_PERIOD = ("2025-09-01", "2026-08-31")
 PRIOR_YEAR_PERIOD = ("2024-09-01", "2025-08-31")
 PRIOR_THREE_YEAR_PERIOD = ("2022-09-01", "2025-08-31")
