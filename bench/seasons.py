@@ -367,6 +367,10 @@ def generate_data(con, tmp: Path, data: Path, rng: random.Random, mfrs: list[Man
                count(*) over (partition by e, j) as n_carry
         from c
     """)
+    q("""
+        create or replace table ent_mfr as
+        select em.*, n.n_carry from ent_mfr em join (select distinct e, j, n_carry from carry) n using (e, j)
+    """)
     n_slots = max(64 * n_ent, 1)
     q(f"""
         create table slots as
@@ -395,29 +399,25 @@ def generate_data(con, tmp: Path, data: Path, rng: random.Random, mfrs: list[Man
                        {rnd('i', 50)} {U} as u_acres,
                        {rnd('i', 51)} {U} as u_price
                 from range({n_tx}) r(i)
-            ), with_e as (
-                select t.*, sl.e from t join slots sl on sl.slot = t.slot
-            ), own as (
-                -- the participant's own manufacturers: a carried SKU, popular ones more often
-                select w.*, c.sku_idx, em.g
-                from with_e w
-                join ent_mfr em on em.e = w.e and em.j = w.j
-                join (select distinct e, j, n_carry from carry) n on n.e = w.e and n.j = w.j
-                join carry c on c.e = w.e and c.j = w.j
-                            and c.k = floor(n.n_carry * pow((w.h_sku % 1000003) / 1000003.0, 1.6))::bigint
-                where w.own
-            ), other as (
-                -- anything else the warehouse records: any SKU, the same volume in both seasons
-                select w.*, (1 + w.h_sku % {n_skus})::bigint as sku_idx, 1.0 as g
-                from with_e w
-                where not w.own
+            ), picked as (
+                -- own: a carried SKU of one of the participant's manufacturers, popular ones more
+                -- often; else any SKU the warehouse records, the same volume in both seasons
+                select t.*, sl.e,
+                       coalesce(c.sku_idx, (1 + t.h_sku % {n_skus})::bigint) as sku_idx,
+                       coalesce(em.g, 1.0) as g
+                from t
+                join slots sl on sl.slot = t.slot
+                left join ent_mfr em on t.own and em.e = sl.e and em.j = t.j
+                left join carry c
+                    on c.e = em.e and c.j = em.j
+                   and c.k = floor(em.n_carry * pow((t.h_sku % 1000003) / 1000003.0, 1.6))::bigint
             ), typed as (
                 select p.*, s.sku_key, s.uom, s.price, s.pack, s.per_acre,
                        case when u_type < s.grower then '{SALE}' else '{PURCHASE}' end as transaction_type,
                        case when u_season < p.g / (1 + p.g) then date '2025-09-01' else date '2024-09-01' end
                            as season_start,
                        case when u_return < {RETURN_RATE} then -1 else 1 end as sign
-                from (select * from own union all select * from other) p join skus s using (sku_idx)
+                from picked p join skus s using (sku_idx)
             ), dated as (
                 select *,
                        (season_start + to_months(
