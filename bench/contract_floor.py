@@ -8,19 +8,25 @@ database file, it
 
 1. pairs the participants with the offers of the programs they are enrolled in (without an
    enrollments file: every participant with every program);
-2. reads the transactions file in place, sums each qualification's filters per participant
-   (numerator and denominator) and writes one row per participant x offer x qualification with
-   qualification_results' columns (a program-level qualification on every offer of its program);
-   an offer is qualified when all its rows are met (actual >= target);
+2. reads the transactions file in place, once, with the products file beside it, sums each
+   qualification's filters per participant (numerator and denominator, each over its own period:
+   a yoy index reads the prior season) and counts a brand_count's brands of positive net
+   quantity (less its excluded SKUs, within its brand list), and writes one row per participant
+   x offer x qualification with qualification_results' columns (a program-level qualification on
+   every offer of its program; a property qualification reads the participant's property or the
+   request's default): the ratio types' target is denominator x value / 100 (/ divisor),
+   a yoy or average index with a denominator <= 0 is met, the operator is applied; an offer is
+   qualified when all its rows are met (the qualifier read as an AND of them);
 3. reads the transactions again, joins them to a (program, offer, SKU, rate) table of the same
    programs (with each rate's transaction type and period, as the engine filters them) and to the
    qualified pairs, and writes one row per transaction x offer with potential_earnings' 19 columns
    and types (the engine, too, writes earning rows for qualified offers only);
 4. writes one row per participant x offer with offer_results' columns and the summed earnings.
 
-It skips what the engine must also do: prices, returns, waivers, properties, brand counts, qualifier
-expressions, tiers chosen by threshold, stacked overlaps, the exact quotient, data tests, dbt. The
-rate of a stepped offer is its first tier's; a stacked offer's rows are its sets' rates.
+It skips what the engine must also do: prices, returns, waivers, transaction-level properties,
+qualifier expressions other than AND, tiers chosen by threshold,
+stacked overlaps, the exact quotient, data tests, dbt. The rate of a stepped offer is its first
+tier's, and it earns below that tier too; a stacked offer's rows are its sets' rates.
 
     from contract_floor import contract_floor
     figures = contract_floor(data_dir, programs_json, database_path)
@@ -86,22 +92,33 @@ def rate_rows(programs: list[dict]) -> list[tuple]:
     return sorted(rows)
 
 
-def qualification_rows(programs: list[dict]) -> tuple[list[tuple], list[tuple]]:
-    """The qualifications (program, offer or '', key, level, type, operator, value) and their filter
-    SKUs (program, offer or '', key, role, sku, transaction type, start, end)."""
+def qualification_rows(programs: list[dict]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """The qualifications (program, offer or '', key, level, type, operator, value, divisor, has a
+    brand list, property key, property level), their filter SKUs (program, offer or '', key, role, sku, transaction type, start,
+    end; role numerator, denominator or brand: a brand_count's SKUs less its excluded ones) and
+    the brand lists of the brand counts (program, offer or '', key, brand)."""
     quals: set[tuple] = set()
     skus: set[tuple] = set()
+    brands: set[tuple] = set()
 
     def add(p: dict, offer_key: str, q: dict, periods: dict) -> None:
         value = q.get("value")
+        value = str(int(value)) if isinstance(value, bool) else str(value) if isinstance(value, (int, float)) else "0"
+        divisor = (q.get("denominator") or {}).get("divisor") or 1
+        prop = q.get("property") or {}
         quals.add((p["key"], offer_key, q["key"], "offer" if offer_key else "program", q["type"],
-                   q.get("operator") or "", str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else "0"))
-        parts = [("numerator", q)] + [(role, q[role]) for role in ("numerator", "denominator") if isinstance(q.get(role), dict)]
+                   q.get("operator") or "", value, str(divisor), "true" if q.get("brand_keys") else "false",
+                   prop.get("key") or "", prop.get("level") or ""))
+        brands.update((p["key"], offer_key, q["key"], b) for b in q.get("brand_keys") or [])
+        excluded = set(q.get("excluded_sku_keys") or [])
+        parts = [("brand" if q["type"] == "brand_count" else "numerator", q)]
+        parts += [(role, q[role]) for role in ("numerator", "denominator") if isinstance(q.get(role), dict)]
         for role, part in parts:
             for f in part.get("filters") or []:
                 start, end = periods.get(f.get("period_key"), ("", ""))
                 for s in f.get("sku_keys") or []:
-                    skus.add((p["key"], offer_key, q["key"], role, s, f.get("transaction_type") or "", start, end))
+                    if role != "brand" or s not in excluded:
+                        skus.add((p["key"], offer_key, q["key"], role, s, f.get("transaction_type") or "", start, end))
 
     for p in programs:
         periods = _periods(p)
@@ -110,7 +127,7 @@ def qualification_rows(programs: list[dict]) -> tuple[list[tuple], list[tuple]]:
         for o in p.get("offers", []):
             for q in o.get("qualifications", []):
                 add(p, o["key"], q, periods)
-    return sorted(quals), sorted(skus)
+    return sorted(quals), sorted(skus), sorted(brands)
 
 
 def _write_csv(path: Path, header: list[str], rows: list[tuple]) -> None:
@@ -166,24 +183,50 @@ inner join (select distinct program_key, offer_key from rates) as r on r.program
 
 QUALIFICATIONS = f"""
 create table qualification_results as
-with sums as (
+with matched as (
+    -- one pass over the transactions: each qualification's sums per participant, and a
+    -- brand_count's net quantity per brand
     select t.entity_id, s.program_key, s.offer_key, s.qualification_key,
+           case when s.role = 'brand' then p.brand_key end as brand_key,
            sum(case when s.role = 'numerator' then cast(t.amount as {INPUT}) end) as numerator_amount,
            sum(case when s.role = 'numerator' then cast(t.quantity as {INPUT}) end) as numerator_quantity,
-           sum(case when s.role = 'denominator' then cast(t.amount as {INPUT}) end) as denominator_amount
+           sum(case when s.role = 'denominator' then cast(t.amount as {INPUT}) end) as denominator_amount,
+           sum(case when s.role = 'denominator' then cast(t.quantity as {INPUT}) end) as denominator_quantity,
+           sum(case when s.role = 'brand' then cast(t.quantity as {INPUT}) end) as brand_quantity
     from read_parquet('{{transactions}}') as t
     inner join qualification_skus as s
         on s.sku_key = t.sku_key
        and s.transaction_type = t.transaction_type
        and t.transaction_date between s.start_date and s.end_date
+    left join read_parquet('{{products}}') as p on p.sku_key = t.sku_key
     group by all
 ),
-rows as (
+sums as (
+    select m.entity_id, m.program_key, m.offer_key, m.qualification_key,
+           sum(m.numerator_amount) as numerator_amount, sum(m.numerator_quantity) as numerator_quantity,
+           sum(m.denominator_amount) as denominator_amount, sum(m.denominator_quantity) as denominator_quantity,
+           count(*) filter (where m.brand_quantity > 0 and m.brand_key is not null
+                            and (not q.has_brand_list or b.brand_key is not null)) as brands
+    from matched as m
+    inner join qualifications as q using (program_key, offer_key, qualification_key)
+    left join qualification_brands as b using (program_key, offer_key, qualification_key, brand_key)
+    group by all
+),
+measured as (
     select p.entity_id, p.program_key, p.offer_key, q.qualification_key, q.level as qualification_level,
            q.type as qualification_type, q.operator,
-           q.value as target,
-           cast(case when s.denominator_amount is not null and s.denominator_amount <> 0
-                     then 100 * s.numerator_amount / s.denominator_amount
+           -- ratio types: target = denominator x value / 100 (/ divisor), actual = the numerator
+           case when q.type like '%index%' or q.type = 'share_of_wallet_percent'
+                then coalesce(case when q.type like '%quantity%' then s.denominator_quantity
+                                   else s.denominator_amount end, 0) end as denominator,
+           cast(case when q.type like '%index%' or q.type = 'share_of_wallet_percent'
+                     then coalesce(case when q.type like '%quantity%' then s.denominator_quantity
+                                        else s.denominator_amount end, 0) * q.value / (100 * q.divisor)
+                     else q.value end as {NUMBER}) as target,
+           cast(case when q.type = 'property'
+                     then cast(case lower(coalesce(pe.value, pd.value)) when 'true' then '1' when 'false' then '0'
+                               else coalesce(pe.value, pd.value) end as {NUMBER})
+                     when q.type = 'brand_count' then coalesce(s.brands, 0)
                      when q.type like '%quantity%' then coalesce(s.numerator_quantity, 0)
                      else coalesce(s.numerator_amount, 0) end as {NUMBER}) as actual
     from pairs as p
@@ -192,11 +235,24 @@ rows as (
     left join sums as s
         on s.entity_id = p.entity_id and s.program_key = q.program_key and s.offer_key = q.offer_key
        and s.qualification_key = q.qualification_key
+    -- a property: the participant's own value, else the request's default
+    left join ({{properties}}) as pe
+        on q.type = 'property' and pe.level = q.property_level and pe.key = q.property_key
+       and pe.entity_id = p.entity_id
+    left join ({{properties}}) as pd
+        on q.type = 'property' and q.property_level = 'request' and pd.level = 'request'
+       and pd.key = q.property_key and pd.entity_id is null
 )
 select entity_id, program_key, offer_key, qualification_key, qualification_level, qualification_type,
-       operator, target, actual, cast(greatest(target - actual, 0) as {NUMBER}) as difference,
-       actual >= target as met, false as waived, 'floor' as run_id
-from rows
+       operator, target, actual, cast(actual - target as {NUMBER}) as difference,
+       coalesce(case when qualification_type like '%index%' and denominator <= 0 then true
+                     when operator = 'greater_than' then actual > target
+                     when operator = 'less_than_or_equal_to' then actual <= target
+                     when operator = 'less_than' then actual < target
+                     when operator = 'equal_to' then actual = target
+                     else actual >= target end, false) as met,
+       false as waived, 'floor' as run_id
+from measured
 """
 
 STATUS = """
@@ -233,8 +289,14 @@ def contract_floor(data: Path, programs_path: Path, database: Path, repeats: int
 
     programs = _programs(programs_path)
     rates = rate_rows(programs)
-    quals, qual_skus = qualification_rows(programs)
+    quals, qual_skus, qual_brands = qualification_rows(programs)
     transactions = data / "transactions.parquet"
+    products = data / "products.parquet"
+    if (data / "properties.parquet").exists():
+        properties = (f"select level, entity_id, key, value from read_parquet('{data / 'properties.parquet'}') "
+                      "where transaction_id is null")
+    else:
+        properties = "select null::varchar as level, null::varchar as entity_id, null::varchar as key, null::varchar as value where false"
     enrollments = data / "enrollments.parquet"
     if enrollments.exists():
         enrolled = f"select distinct entity_id, program_key from read_parquet('{enrollments}')"
@@ -247,15 +309,18 @@ def contract_floor(data: Path, programs_path: Path, database: Path, repeats: int
         _write_csv(tmp / "rates.csv", ["program_key", "offer_key", "calculator", "strategy_key", "sku_key", "rate_key",
                                       "measure", "rate", "transaction_type", "start_date", "end_date"], rates)
         _write_csv(tmp / "qualifications.csv", ["program_key", "offer_key", "qualification_key", "level", "type",
-                                               "operator", "value"], quals)
+                                               "operator", "value", "divisor", "has_brand_list", "property_key",
+                                               "property_level"], quals)
         _write_csv(tmp / "qualification_skus.csv", ["program_key", "offer_key", "qualification_key", "role", "sku_key",
                                                    "transaction_type", "start_date", "end_date"], qual_skus)
+        _write_csv(tmp / "qualification_brands.csv", ["program_key", "offer_key", "qualification_key", "brand_key"],
+                   qual_brands)
         for _ in range(max(1, repeats)):
             for p in (database, Path(str(database) + ".wal")):
                 if p.exists():
                     p.unlink()
             con = duckdb.connect(str(database))
-            for name in ("rates", "qualifications", "qualification_skus"):
+            for name in ("rates", "qualifications", "qualification_skus", "qualification_brands"):
                 con.execute(f"create table {name}_text as select * from read_csv('{tmp / (name + '.csv')}', "
                             "header = true, all_varchar = true)")
                 columns = [r[0] for r in con.execute(f"describe {name}_text").fetchall()]
@@ -265,8 +330,10 @@ def contract_floor(data: Path, programs_path: Path, database: Path, repeats: int
                 for c in columns:
                     if c in ("start_date", "end_date"):
                         typed.append(f"coalesce(cast(nullif({c}, '') as date), date '{'0001-01-01' if c == 'start_date' else '9999-12-31'}') as {c}")
-                    elif c in ("rate", "value"):
+                    elif c in ("rate", "value", "divisor"):
                         typed.append(f"cast(coalesce(nullif({c}, ''), '0') as {NUMBER}) as {c}")
+                    elif c == "has_brand_list":
+                        typed.append(f"cast({c} as boolean) as {c}")
                     else:
                         typed.append(f"coalesce({c}, '') as {c}")
                 con.execute(f"create table {name} as select {', '.join(typed)} from {name}_text")
@@ -276,7 +343,7 @@ def contract_floor(data: Path, programs_path: Path, database: Path, repeats: int
             con = duckdb.connect(str(database))  # fresh connection, default settings (threads = all cores)
             started, cpu_started = time.perf_counter(), cpu_seconds()
             con.execute(PAIRS.format(enrolled=enrolled))
-            con.execute(QUALIFICATIONS.format(transactions=transactions))
+            con.execute(QUALIFICATIONS.format(transactions=transactions, products=products, properties=properties))
             con.execute(STATUS)
             con.execute(EARNINGS.format(transactions=transactions))
             con.execute(OFFERS)

@@ -2,12 +2,17 @@
 
     python bench/generate.py --transactions 1000000 --participants 10000 --programs 1000 --out DIR
     python bench/generate.py --programs 5000 --programs-only --out DIR
+    python bench/generate.py --shape seasons --transactions 10M --out DIR
+
+Two shapes: `dense` (the default, described here) and `seasons` (bench/seasons.py: a
+warehouse that keeps two seasons, where most transactions earn nothing).
 
 Writes DIR/programs.json and DIR/data/{transactions,products,properties,prices,waivers,
 enrollments}.parquet (no enrollments file with --no-enrollments: every participant is then
 evaluated against every program).
 
-Shape (realistic for a retail crop-input market):
+The dense shape (realistic for a retail crop-input market, and earning on almost every
+transaction):
 
 - about 20 manufacturers (``mfr07``), each owning 4-8 brands (``mfr07_brand3``) of one product
   category (herbicide, fungicide, insecticide, seed, seed treatment, granular) and 15-35 SKUs per
@@ -27,7 +32,7 @@ Shape (realistic for a retail crop-input market):
   for seed-type SKUs.
 
 The catalogue and programs come from ``random.Random(seed)``; the big tables are produced by
-DuckDB SQL with hash-based pseudo-random columns (``hash(i, seed, salt)``), streamed straight to
+DuckDB SQL with hash-based pseudo-random columns (``random_column``), streamed straight to
 Parquet: 10M transactions take well under a minute and little memory. The same arguments give
 the same data.
 """
@@ -45,6 +50,10 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# Raised whenever the same arguments give other data: bench/run.py then regenerates its cache.
+# 2: independent pseudo-random columns (random_column) and the seasons shape.
+DATA_VERSION = 2
 
 INCENTIVE_PERIOD = ("2025-09-01", "2026-08-31")
 PRIOR_YEAR_PERIOD = ("2024-09-01", "2025-08-31")
@@ -460,6 +469,15 @@ def write_csv(path: Path, header: list[str], rows: list[tuple]) -> None:
         w.writerows(rows)
 
 
+def random_column(key: str, seed: int, salt: int) -> str:
+    """SQL of a pseudo-random UBIGINT of `key` (SQL expressions), `seed` and `salt`, independent
+    from one salt to the next. DuckDB's hash(a, b, salt) is not: it combines the arguments'
+    hashes by multiply-and-xor, so two salts give two values that differ only by the bits of
+    the salts' own hashes (hash(i, s, 3) and hash(i, s, 4) over [0, 1): correlation 0.998). The
+    salt is xored into the combined hash, which is then hashed again (a full mix)."""
+    return f"hash(xor(hash({key}, {seed}), {salt}::ubigint))"
+
+
 def month_case(u: str, weights: list[float]) -> str:
     """SQL CASE mapping a uniform `u` in [0,1) to a month offset 0..11 by weight."""
     total = sum(weights)
@@ -527,21 +545,25 @@ def generate_data(con, tmp: Path, data: Path, rng: random.Random, mfrs: list[Man
         from c join (select distinct e, n_carry from carry) nc using (e)
     """)
     total_slots = con.execute("select count(*) from slots").fetchone()[0]
+
+    def rnd(salt: int) -> str:  # the transaction's pseudo-random columns, independent of each other
+        return random_column("i", seed, salt)
+
     purchase_month = month_case("u_month", PURCHASE_MONTHS)
     sale_month = month_case("u_month", SALE_MONTHS)
     q(f"""
         copy (
             with t as (
                 select i,
-                       (hash(i, {seed}, 1) % {total_slots})::bigint as slot,
-                       hash(i, {seed}, 2) as h_sku,
-                       hash(i, {seed}, 3) {U} as u_season,
-                       hash(i, {seed}, 4) {U} as u_return,
-                       hash(i, {seed}, 5) {U} as u_type,
-                       hash(i, {seed}, 6) {U} as u_month,
-                       hash(i, {seed}, 7) as h_day,
-                       hash(i, {seed}, 8) {U} as u_acres,
-                       hash(i, {seed}, 9) {U} as u_price
+                       ({rnd(1)} % {total_slots})::bigint as slot,
+                       {rnd(2)} as h_sku,
+                       {rnd(3)} {U} as u_season,
+                       {rnd(4)} {U} as u_return,
+                       {rnd(5)} {U} as u_type,
+                       {rnd(6)} {U} as u_month,
+                       {rnd(7)} as h_day,
+                       {rnd(8)} {U} as u_acres,
+                       {rnd(9)} {U} as u_price
                 from range({n_tx}) r(i)
             ), picked as (
                 select t.*, sl.e, c.sku_idx, c.g
@@ -658,10 +680,34 @@ def parse_count(text: str) -> int:
     return int(float(t[:-1] if mult > 1 else t) * mult)
 
 
+SHAPES = ("dense", "seasons")
+
+
+def shape_module(shape: str):
+    """The module that makes a shape's catalogue, programs and data (make_catalogue,
+    make_programs, generate_data)."""
+    if shape == "seasons":
+        if str(Path(__file__).resolve().parent) not in sys.path:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import seasons  # bench/seasons.py, beside this file
+
+        return seasons
+    return sys.modules[__name__]
+
+
+def default_participants(shape: str, transactions: int) -> int:
+    if shape == "seasons":
+        return shape_module(shape).default_participants(transactions)
+    return 10_000
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shape", choices=SHAPES, default="dense",
+                    help="dense (default): every transaction near an offer; seasons: bench/seasons.py")
     ap.add_argument("--transactions", type=parse_count, default=1_000_000)
-    ap.add_argument("--participants", type=parse_count, default=10_000)
+    ap.add_argument("--participants", type=parse_count, default=None,
+                    help="default: 10,000 (dense); one per 1,000 transactions (seasons)")
     ap.add_argument("--programs", type=parse_count, default=1_000)
     ap.add_argument("--no-enrollments", action="store_true", help="write no enrollments file")
     ap.add_argument("--programs-only", action="store_true", help="write programs.json only")
@@ -675,14 +721,19 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
-    mfrs = make_catalogue(rng)
-    programs = make_programs(rng, mfrs, args.programs, args.transactions, args.participants)
+    shape = shape_module(args.shape)
+    if args.participants is None:
+        args.participants = default_participants(args.shape, args.transactions)
+    mfrs = shape.make_catalogue(rng)
+    programs = shape.make_programs(rng, mfrs, args.programs, args.transactions, args.participants)
     with (out / "programs.json").open("w", encoding="utf-8", newline="\n") as f:
         json.dump({"programs": programs}, f, separators=(",", ":"))
         f.write("\n")
     n_offers = sum(len(p["offers"]) for p in programs)
-    print(f"programs.json: {len(programs):,} programs, {n_offers:,} offers, "
+    print(f"programs.json ({args.shape}): {len(programs):,} programs, {n_offers:,} offers, "
           f"{sum(len(m.skus) for m in mfrs):,} SKUs of {len(mfrs)} manufacturers", flush=True)
+    if hasattr(shape, "describe"):
+        print("  " + shape.describe(programs), flush=True)
     if args.programs_only:
         return 0
 
@@ -697,8 +748,8 @@ def main(argv: list[str] | None = None) -> int:
         con.execute(f"set memory_limit = '{args.memory_limit}'")  # the sort spills beyond it
         if args.threads:
             con.execute(f"set threads = {args.threads}")
-        counts = generate_data(con, tmp, data, random.Random(args.seed + 1), mfrs, programs, args.transactions,
-                               args.participants, not args.no_enrollments, args.seed)
+        counts = shape.generate_data(con, tmp, data, random.Random(args.seed + 1), mfrs, programs,
+                                     args.transactions, args.participants, not args.no_enrollments, args.seed)
         con.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

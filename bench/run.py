@@ -1,10 +1,18 @@
-"""Benchmark the incentive engine end to end against a DuckDB floor.
+"""Benchmark the incentive engine end to end against a DuckDB floor, on both data shapes.
 
-    python bench/run.py --sizes 1M,3M,10M [--participants 10000 --programs 1000]
-                        [--no-enrollments-size 1M] [--catalogue 5000] [--explain 1]
-                        [--spark-thrift] [--out bench/results.md]
+    python bench/run.py --sizes 1M,3M,10M [--shapes dense,seasons] [--participants N --programs 1000]
+                        [--no-enrollments-size 1M] [--catalogue 5000] [--example-repeats 3]
+                        [--explain 1] [--spark-thrift] [--out bench/results.md]
 
-For each size: generate the data (cached under bench/data/<params>/, see bench/generate.py),
+Two shapes of data (bench/generate.py --shape): `dense`, where about one earning row is written
+per transaction, and `seasons` (bench/seasons.py), a warehouse's two seasons where most
+transactions earn nothing. The report opens with the shapes side by side: for each size and
+shape the end-to-end time, the contract floor on the same data and their ratio, the peak RSS,
+the rows written, the share of enrolled participant x offer pairs that qualify and the earning
+rows per 100 transactions; then the example's first run on a new --database path and its
+repeated run on the same path (--example-repeats times each, medians). No timing is asserted.
+
+For each size and shape: generate the data (cached under bench/data/<params>/, see bench/generate.py),
 time `incentives run` in a subprocess while sampling the peak RSS of its whole process tree
 (/proc every 0.2 s), read the phase timings of its summary line and the per-model times of
 target/run_results.json, count the rows of the three result tables, and time the floor: ONE
@@ -47,6 +55,11 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 PROJECT = BENCH.parent
 VENV_BIN = PROJECT / ".venv" / "bin"
+if not (VENV_BIN / "incentives").exists():  # a checkout without its own virtualenv: the running one's
+    VENV_BIN = Path(sys.executable).parent
+# The commands run this checkout's compiler (and so its dbt project), whichever checkout the
+# virtualenv was installed from.
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT), os.environ.get("PYTHONPATH")) if p)
 PYTHON = VENV_BIN / "python"
 INCENTIVES = VENV_BIN / "incentives"
 DBT = VENV_BIN / "dbt"
@@ -60,7 +73,7 @@ sys.path.insert(0, str(BENCH))
 import spark_thrift  # noqa: E402
 from contract_floor import contract_floor  # noqa: E402
 from cputime import cpu_seconds  # noqa: E402
-from generate import parse_count  # noqa: E402
+from generate import DATA_VERSION, SHAPES, default_participants, parse_count  # noqa: E402
 
 
 def human(n: int) -> str:
@@ -118,15 +131,16 @@ def tree_rss(root: int) -> int:
     return total
 
 
-def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int, float]:
-    """Run `cmd` (output to `log`); exit code, wall seconds, peak tree RSS bytes and CPU seconds
-    of the process tree (user + system: unlike wall time they barely move when other work shares
-    the cores). `hook()` is called at every poll and once after the exit."""
+def monitored(cmd: list[str], log: Path, hook=None, env: dict | None = None) -> tuple[int, float, int, float]:
+    """Run `cmd` (output to `log`, environment `env` or ours); exit code, wall seconds, peak tree
+    RSS bytes and CPU seconds of the process tree (user + system: unlike wall time they barely
+    move when other work shares the cores). `hook()` is called at every poll and once after the
+    exit."""
     cpu_before = cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     peak = 0
     with log.open("w") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=PROJECT)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=PROJECT, env=env)
         while proc.poll() is None:
             peak = max(peak, tree_rss(proc.pid))
             if hook:
@@ -141,27 +155,36 @@ def monitored(cmd: list[str], log: Path, hook=None) -> tuple[int, float, int, fl
 
 # ---------------------------------------------------------------------------------------- data
 
-def data_dir(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool) -> Path:
-    return DATA_ROOT / f"t{human(n_tx)}_e{human(n_ent)}_p{human(n_prog)}_s{seed}{'' if enrollments else '_noenr'}"
+def data_dir(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool, shape: str = "dense") -> Path:
+    prefix = "" if shape == "dense" else f"{shape}_"
+    return DATA_ROOT / (f"{prefix}t{human(n_tx)}_e{human(n_ent)}_p{human(n_prog)}_s{seed}"
+                        f"{'' if enrollments else '_noenr'}")
 
 
-def ensure_data(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool) -> tuple[Path, float | None]:
-    """The cached data folder (generated when missing) and the generation seconds (None: cached)."""
-    out = data_dir(n_tx, n_ent, n_prog, seed, enrollments)
+def ensure_data(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
+                shape: str = "dense") -> tuple[Path, float | None]:
+    """The cached data folder (generated when missing or made by another version of the
+    generator) and the generation seconds (None: cached)."""
+    out = data_dir(n_tx, n_ent, n_prog, seed, enrollments, shape)
     marker = out / ".complete"
     if marker.exists():
-        return out, None
+        try:
+            version = json.loads(marker.read_text()).get("version")
+        except ValueError:
+            version = None
+        if version == DATA_VERSION:
+            return out, None
     if out.exists():
         shutil.rmtree(out)
-    cmd = [str(PYTHON), str(BENCH / "generate.py"), "--transactions", str(n_tx), "--participants", str(n_ent),
-           "--programs", str(n_prog), "--seed", str(seed), "--out", str(out)]
+    cmd = [str(PYTHON), str(BENCH / "generate.py"), "--shape", shape, "--transactions", str(n_tx),
+           "--participants", str(n_ent), "--programs", str(n_prog), "--seed", str(seed), "--out", str(out)]
     if not enrollments:
         cmd.append("--no-enrollments")
     print(f"  generating {out.relative_to(PROJECT)}", flush=True)
     started = time.perf_counter()
     subprocess.run(cmd, check=True, cwd=PROJECT)
     seconds = time.perf_counter() - started
-    marker.write_text(json.dumps({"cmd": cmd[1:], "seconds": round(seconds, 1)}) + "\n")
+    marker.write_text(json.dumps({"cmd": cmd[1:], "seconds": round(seconds, 1), "version": DATA_VERSION}) + "\n")
     return out, seconds
 
 
@@ -251,8 +274,9 @@ def load_average() -> str:
 class RunResultsWatcher:
     """Keeps the target/run_results.json written by our run. target/ is shared with whoever else
     runs dbt in the project, so the file is read whenever it changes during the run and kept only
-    when its relations live in our database (catalog = the database file's stem; on Spark,
-    `prefix` = the schema the run builds into)."""
+    when its relations live in our kind of database (catalog = the building database file's stem,
+    `incentives` for every DuckDB run, so another DuckDB run in the same checkout at the same time
+    would be taken for ours; on Spark, `prefix` = the schema the run builds into)."""
 
     def __init__(self, catalog: str, copy_to: Path, prefix: str | None = None):
         self.catalog = catalog
@@ -375,11 +399,12 @@ def explain(results: dict, database: Path, name: str, top: int) -> list[Path]:
     return written
 
 
-def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool, threads: int | None,
-               explain_top: int, floor_repeats: int = 3) -> dict:
-    label = human(n_tx) + ("" if enrollments else " (no enrollments)")
-    print(f"\n== {label}: {n_tx:,} transactions, {n_ent:,} participants, {n_prog:,} programs", flush=True)
-    data, gen_seconds = ensure_data(n_tx, n_ent, n_prog, seed, enrollments)
+def bench_size(n_tx: int, n_ent: int | None, n_prog: int, seed: int, enrollments: bool, threads: int | None,
+               explain_top: int, floor_repeats: int = 3, shape: str = "dense") -> dict:
+    n_ent = n_ent or default_participants(shape, n_tx)
+    label = human(n_tx) + ("" if shape == "dense" else f" {shape}") + ("" if enrollments else " (no enrollments)")
+    print(f"\n== {label}: {n_tx:,} transactions ({shape}), {n_ent:,} participants, {n_prog:,} programs", flush=True)
+    data, gen_seconds = ensure_data(n_tx, n_ent, n_prog, seed, enrollments, shape)
     name = data.name
     OUT_ROOT.mkdir(parents=True, exist_ok=True)
     database = OUT_ROOT / f"{name}.duckdb"
@@ -391,7 +416,8 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
     if threads:
         cmd += ["--threads", str(threads)]
     log = OUT_ROOT / f"{name}.log"
-    watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.run_results.json")
+    # a DuckDB run builds in <database>.building/incentives.duckdb: its relations are "incentives".*
+    watcher = RunResultsWatcher("incentives", OUT_ROOT / f"{name}.run_results.json")
     load_before = load_average()
     code, seconds, peak, run_cpu = monitored(cmd, log, watcher)
     load_after = load_average()
@@ -409,8 +435,9 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
     con = duckdb.connect(str(database), read_only=True)
     rows = {t: con.execute(f"select count(*) from main.{t}").fetchone()[0]
             for t in ("qualification_results", "potential_earnings", "offer_results")}
-    participants, pairs = con.execute(
-        "select count(distinct entity_id), count(*) from main.offer_results").fetchone()
+    participants, pairs, qualified = con.execute(
+        "select count(distinct entity_id), count(*), count(*) filter (where qualified) from main.offer_results").fetchone()
+    earning_tx = con.execute("select count(distinct transaction_id) from main.potential_earnings").fetchone()[0]
     con.close()
     enroll_path = data / "data" / "enrollments.parquet"
     n_enroll = None
@@ -422,7 +449,8 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
                                                                    floor_repeats)
     contract = contract_floor(data / "data", data / "programs.json", OUT_ROOT / f"{name}.contract_floor.duckdb",
                               floor_repeats)
-    result = dict(label=label, transactions=n_tx, participants=n_ent, programs=n_prog, enrollments=n_enroll,
+    result = dict(label=label, shape=shape, transactions=n_tx, participants=n_ent, programs=n_prog,
+                  enrollments=n_enroll, qualified_pairs=qualified, earning_transactions=earning_tx,
                   contract=contract, contract_ratio=seconds / contract["seconds"] if contract["seconds"] else float("nan"),
                   seconds=seconds, cpu=run_cpu, floor=floor_s, floor_cpu=floor_cpu, floor_all=floor_all, floor_rows=floor_rows, sku_offers=sku_offers,
                   ratio=seconds / floor_s if floor_s else float("nan"),
@@ -438,6 +466,9 @@ def bench_size(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool,
           f"CPU {contract['cpu']:.1f}s), ratio {result['contract_ratio']:.1f}x; rows written: "
           + ", ".join(f"{k} {v:,}" for k, v in contract["rows"].items()), flush=True)
     print("  rows out: " + ", ".join(f"{k} {v:,}" for k, v in rows.items()), flush=True)
+    print(f"  participant x offer pairs {pairs:,}, qualified {qualified:,} ({qualified / max(pairs, 1):.1%}); "
+          f"earning rows per 100 transactions {100 * rows['potential_earnings'] / n_tx:.1f}, "
+          f"transactions that earn {earning_tx / n_tx:.1%}", flush=True)
     if models:
         print(f"  dbt: models {model_total:.1f}s, tests {test_total:.1f}s; slowest: "
               + ", ".join(f"{m} {t:.1f}s" for m, t in models[:5]), flush=True)
@@ -520,6 +551,39 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
     return result
 
 
+def example_runs(repeats: int) -> dict:
+    """`incentives run` of the example (examples/programs.json, examples/data), `repeats` times:
+    a first run on a new --database path, then a repeated run on the same path. Without
+    DBT_WRITE_JSON, as a user runs it. Lists of (wall s, CPU s, peak RSS bytes) and the phases
+    of the last run of each kind."""
+    print(f"\n== the example: {repeats} x (first run on a new --database path, repeated run on it)", flush=True)
+    env = {k: v for k, v in os.environ.items() if k != "DBT_WRITE_JSON"}
+    out: dict = {"new": [], "repeated": [], "phases": {}}
+    OUT_ROOT.mkdir(parents=True, exist_ok=True)
+    for i in range(repeats):
+        with tempfile.TemporaryDirectory(dir=OUT_ROOT, prefix="example_") as tmp:
+            database = Path(tmp) / "example.duckdb"
+            cmd = [str(INCENTIVES), "run", "--programs", str(PROJECT / "examples" / "programs.json"),
+                   "--data", str(PROJECT / "examples" / "data"), "--database", str(database)]
+            for kind in ("new", "repeated"):
+                log = Path(tmp) / f"{kind}.log"
+                code, seconds, peak, cpu = monitored(cmd, log, env=env)
+                if code != 0:
+                    print(log.read_text()[-4000:])
+                    raise SystemExit(f"incentives run of the example failed with exit code {code}")
+                out[kind].append((seconds, cpu, peak))
+                out["phases"][kind] = parse_timings(log.read_text())
+                print(f"  {i + 1}: {'new path' if kind == 'new' else 'same path'} {seconds:.2f}s (CPU {cpu:.2f}s, "
+                      f"peak RSS {peak / 2**30:.2f} GB)", flush=True)
+    return out
+
+
+def median(values: list[float]) -> float:
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
 def catalogue(n_prog: int, seed: int) -> dict:
     """Seconds of `incentives compile` and of `dbt parse` for a catalogue of `n_prog` programs."""
     print(f"\n== catalogue of {n_prog:,} programs: compile + dbt parse", flush=True)
@@ -559,8 +623,44 @@ def catalogue(n_prog: int, seed: int) -> dict:
 
 # -------------------------------------------------------------------------------------- report
 
+def shapes_table(results: list[dict]) -> list[str]:
+    """The runs side by side, a row per size and shape: end to end, the contract floor, their
+    ratio, peak RSS, rows written, and how much of the data earns."""
+    lines = ["| transactions | shape | participants | participant x offer pairs | qualified | earning rows per 100 "
+             "transactions | transactions that earn | end-to-end s | contract floor s | ratio | peak RSS GB "
+             "| rows written (qualification / earnings / offer) | contract floor rows |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    tables = ("qualification_results", "potential_earnings", "offer_results")
+    for r in results:
+        shape = r["shape"] + ("" if r["enrollments"] is not None else ", no enrollments")
+        rows = " / ".join(f"{r['rows'][t]:,}" for t in tables)
+        contract_rows = " / ".join(f"{r['contract']['rows'][t]:,}" for t in tables)
+        lines.append(
+            f"| {human(r['transactions'])} | {shape} | {r['participants']:,} | {r['offer_pairs']:,} "
+            f"| {r['qualified_pairs'] / max(r['offer_pairs'], 1):.1%} "
+            f"| {100 * r['rows']['potential_earnings'] / r['transactions']:.1f} "
+            f"| {r['earning_transactions'] / r['transactions']:.1%} | {r['seconds']:.1f} "
+            f"| {r['contract']['seconds']:.2f} | {r['contract_ratio']:.1f}x | {r['peak'] / 2**30:.2f} "
+            f"| {rows} | {contract_rows} |")
+    return lines
+
+
+def example_table(example: dict) -> list[str]:
+    """The example's first run on a new path and its repeated run: medians and every run."""
+    lines = ["| `incentives run` of the example | wall s (median) | CPU s (median) | peak RSS GB | every run, wall s "
+             "| phases of the last run (s) |",
+             "|---|---:|---:|---:|---|---|"]
+    for kind, name in (("new", "first run on a new --database path"), ("repeated", "repeated run on the same path")):
+        runs = example[kind]
+        phases = ", ".join(f"{k} {v:.2f}" for k, v in example["phases"].get(kind, {}).items())
+        lines.append(f"| {name} | {median([w for w, _, _ in runs]):.2f} | {median([c for _, c, _ in runs]):.2f} "
+                     f"| {max(p for _, _, p in runs) / 2**30:.2f} | {', '.join(f'{w:.2f}' for w, _, _ in runs)} "
+                     f"| {phases} |")
+    return lines
+
+
 def report(machine_text: str, results: list[dict], cat: dict | None, args: argparse.Namespace,
-           spark: list[dict] | None = None) -> str:
+           spark: list[dict] | None = None, example: dict | None = None) -> str:
     lines = [
         "# Benchmark results",
         "",
@@ -568,6 +668,19 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
         f"Generated by `python bench/run.py {' '.join(sys.argv[1:])}` on "
         f"{dt.datetime.now().strftime('%Y-%m-%d %H:%M')}; engine threads: {args.threads or 'default'}.",
         "",
+    ]
+    if results:
+        lines += ["The shapes side by side (bench/generate.py --shape; dense: about one earning row per transaction, "
+                  "seasons: a warehouse's two seasons, bench/seasons.py). Contract floor: bench/contract_floor.py on "
+                  "the same data; ratio: end to end / contract floor; participant x offer pairs: offer_results' rows, "
+                  "of which qualified:", ""] + shapes_table(results) + [""]
+    if example:
+        lines += [f"The example (examples/programs.json, examples/data), {len(example['new'])} times each: a first run "
+                  "on a new --database path, then a repeated run on the same path (as a user runs it: without "
+                  "DBT_WRITE_JSON):", ""] + example_table(example) + [""]
+    if results:
+        lines += ["Each run in detail:", ""]
+    lines += [
         "| size | participants | programs | enrollments | transactions | end-to-end s | contract floor s | ratio "
         "| join-only floor s | ratio | CPU s (contract floor CPU s) | peak RSS GB "
         "| rows out (qualification / earnings / offer) | contract floor rows | slowest models (s) |",
@@ -635,9 +748,11 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
               "contract: the participant x offer pairs (enrollments, or every participant x program), one row per "
               "participant x offer x qualification with qualification_results' columns (filter sums read from the "
               "transactions file in place), one row per transaction x qualified offer with potential_earnings' 19 "
-              "columns and types, one row per participant x offer with offer_results' columns. It skips prices, "
-              "returns, waivers, properties, qualifier expressions, tiers, stacked overlaps, exact quotients, data tests "
-              "and dbt.",
+              "columns and types, one row per participant x offer with offer_results' columns. It reads the qualifications' "
+              "filters over their own periods (a yoy index's prior season), counts brands, reads entity and request "
+              "properties and takes the qualifier as the AND of its qualifications; it skips prices, returns, waivers, "
+              "transaction properties, OR in qualifiers, tiers (a stepped offer earns at its first tier's rate), "
+              "stacked overlaps, exact quotients, data tests and dbt.",
               "", f"Join-only floor: median of {args.floor_repeats} runs of one DuckDB query (fresh database and connection each, default threads) reading the same transactions "
               "parquet, joined to the SKU -> offer table of the same programs (standard rates' SKUs, stepped "
               "earning filters' SKUs, stacked conversion SKUs), summing amount per participant x offer into a "
@@ -651,12 +766,16 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1M", help="comma-separated transaction counts, e.g. 1M,3M,10M")
-    ap.add_argument("--participants", type=parse_count, default=10_000)
+    ap.add_argument("--shapes", default="dense,seasons", help="comma-separated data shapes: dense, seasons")
+    ap.add_argument("--participants", type=parse_count, default=None,
+                    help="default: 10,000 (dense), one per 1,000 transactions (seasons)")
     ap.add_argument("--programs", type=parse_count, default=1_000)
     ap.add_argument("--no-enrollments-size", type=parse_count, default=None,
                     help="also run this size without enrollments (every participant x every program)")
     ap.add_argument("--catalogue", type=parse_count, default=5_000,
                     help="programs in the compile + dbt parse catalogue (0: skip)")
+    ap.add_argument("--example-repeats", type=int, default=3,
+                    help="runs of the example on a new path and on the same path each (0: skip)")
     ap.add_argument("--threads", type=int, default=None, help="--threads passed to incentives run")
     ap.add_argument("--explain", type=int, default=0, help="EXPLAIN ANALYZE the K slowest models of each run")
     ap.add_argument("--floor-repeats", type=int, default=3, help="floor runs (the median is reported)")
@@ -670,17 +789,23 @@ def main(argv: list[str] | None = None) -> int:
 
     machine_text = machine()
     print(f"Machine: {machine_text}", flush=True)
+    shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
+    unknown = [s for s in shapes if s not in SHAPES]
+    if unknown:
+        ap.error(f"unknown shape(s) {', '.join(unknown)}: choose among {', '.join(SHAPES)}")
     results, spark = [], []
     for size in [parse_count(s) for s in args.sizes.split(",") if s.strip()]:
-        results.append(bench_size(size, args.participants, args.programs, args.seed, True, args.threads,
-                                  args.explain, args.floor_repeats))
-        if args.spark_thrift:
-            spark.append(bench_spark_thrift(results[-1], args.spark_schema, args.spark_top))
+        for shape in shapes:
+            results.append(bench_size(size, args.participants, args.programs, args.seed, True, args.threads,
+                                      args.explain, args.floor_repeats, shape))
+            if args.spark_thrift:
+                spark.append(bench_spark_thrift(results[-1], args.spark_schema, args.spark_top))
     if args.no_enrollments_size:
         results.append(bench_size(args.no_enrollments_size, args.participants, args.programs, args.seed, False,
                                   args.threads, args.explain, args.floor_repeats))
+    example = example_runs(args.example_repeats) if args.example_repeats else None
     cat = catalogue(args.catalogue, args.seed) if args.catalogue else None
-    text = report(machine_text, results, cat, args, spark)
+    text = report(machine_text, results, cat, args, spark, example)
     print("\n" + text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
