@@ -512,9 +512,9 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
         raise SystemExit(f"incentives run --target spark_thrift failed with exit code {code} (log: {log})")
     phases = parse_timings(output)
     models, model_total, test_total = model_times(watcher.data)
-    from compiler.targets import warehouse as engines
+    from compiler.targets.warehouse import connect
 
-    warehouse = engines.connect("spark_thrift")
+    warehouse = connect("spark_thrift")
     try:
         rows = {t: int(warehouse.fetch(f"select count(*) from {schema}.{t}")[0][0])
                 for t in ("qualification_results", "potential_earnings", "offer_results")}

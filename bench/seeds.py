@@ -73,10 +73,10 @@ def dbt(command: str, target: str, project: Path, env: dict[str, str]) -> tuple[
 def drop(target: str, schema: str) -> None:
     if target != "postgres":
         return
-    from compiler.targets import warehouse as engines
+    from compiler.targets.warehouse import connect
 
     os.environ["INCENTIVES_PG_SCHEMA"] = schema
-    warehouse = engines.connect("postgres")
+    warehouse = connect("postgres")
     warehouse.drop_schema(schema + "_rules")
     warehouse.close()
 

@@ -53,10 +53,10 @@ def main() -> int:
     guarded = f"(case when den = 0 then null else {exact} end)"
     source = (f"(select cast(id % 99991 as decimal(18,4)) / 7 as amount, cast(3 + id % 7 as decimal(18,4)) / 100 "
               f"as rate, cast(1 + id % 13 as decimal(18,4)) as den from range({args.rows})) as t")
-    from compiler.targets import warehouse as engines
+    from compiler.targets.warehouse import connect
 
     rest = spark_thrift.SparkRest(spark_thrift.ui_url())
-    warehouse = engines.connect("spark_thrift")
+    warehouse = connect("spark_thrift")
     print(f"{args.rows:,} rows of amount x rate / den to 2 places through the Spark Thrift server "
           f"(load average {Path('/proc/loadavg').read_text().split()[0]})")
     try:
