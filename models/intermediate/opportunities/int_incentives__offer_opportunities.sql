@@ -3,14 +3,15 @@
 {{ config(materialized=incentives.long_query_materialization()) }}
 
 -- Per participant x offer (every evaluated pair, qualified or not), what offer_results says of
--- the pair: its qualifiers (int_incentives__offer_status), what it earns (the sum of its potential_earnings
--- rows), a stepped offer's tiers (int_incentives__stepped_thresholds), a stacked offer's overlap
--- (int_incentives__stack_coverage), what the offer would pay on the current transactions if its qualifiers
--- were true (waivers and thresholds as they are), what a stepped offer would pay at its next tier
--- and the uplift, and the qualification keys that block the program's and the offer's qualifiers.
--- The earning rows: potential_earnings holds the qualified pairs' (written once); the other pairs'
--- rows - every unqualified pair's, and a qualified stepped offer's earning transactions below its
--- lowest tier (null rate) - are computed here by the same strategies' queries
+-- the pair: its qualifiers (int_incentives__offer_status), what it earns (the sum of its rows in
+-- int_incentives__earnings, potential_earnings' rows), a stepped offer's tiers
+-- (int_incentives__stepped_thresholds), a stacked offer's overlap (int_incentives__stack_coverage),
+-- what the offer would pay on the current transactions if its qualifiers were true (waivers and
+-- thresholds as they are), what a stepped offer would pay at its next tier and the uplift, and
+-- the qualification keys that block the program's and the offer's qualifiers.
+-- The earning rows: int_incentives__earnings holds the qualified pairs' (written once); the other
+-- pairs' rows - every unqualified pair's, and a qualified stepped offer's earning transactions
+-- below its lowest tier (null rate) - are computed here by the same strategies' queries
 -- (macros/strategies/) and calculators (_calculated_earning_rows) and summed without being
 -- written. No pair's rows are computed twice.
 with offer_status as (
@@ -18,7 +19,7 @@ with offer_status as (
 ),
 
 earned_rows as (
-    select * from {{ ref('incentives', 'potential_earnings') }}
+    select * from {{ ref('incentives', 'int_incentives__earnings') }}
 ),
 
 stepped as (
@@ -54,7 +55,7 @@ stacked as (
     group by entity_id, offer_key
 ),
 
--- the pairs whose earning rows potential_earnings does not hold: the unqualified pairs, and a
+-- the pairs whose earning rows int_incentives__earnings does not hold: the unqualified pairs, and a
 -- qualified stepped offer below its lowest tier. Each strategy's set is written as a plain filter
 -- (a union for stepped), not as one filtered CTE: DuckDB then estimates their size well and
 -- builds its semi joins' hash tables on the participants' SKUs (measured: 12.0 -> 6.9 CPU s at
@@ -135,10 +136,10 @@ earnings_at_next_tier as (
 ),
 
 earned as (
-    -- one pass over the earning rows: what the offer pays (potential_earnings' rows), what it
+    -- one pass over the earning rows: what the offer pays (int_incentives__earnings' rows), what it
     -- would pay if qualified (all of them: a qualified pair's other rows have no rate), and a
     -- stepped offer's transactions priced at the next tier's rate by the calculator, each
-    -- rounded to cents as potential_earnings would (percent_of_amount, dollars_per_unit; a
+    -- rounded to cents as int_incentives__earnings would (percent_of_amount, dollars_per_unit; a
     -- fixed_amount tier's dollar total is not a row's price: joined, below)
     select
         entity_id,
