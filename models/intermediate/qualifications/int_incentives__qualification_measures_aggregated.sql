@@ -1,0 +1,38 @@
+-- A view: int_incentives__qualification_measures, its one reader, writes these rows once (a table
+-- on Spark: long_query_materialization, macros/materializations.sql).
+{{ config(materialized=incentives.long_query_materialization()) }}
+
+-- The types whose macros name the measure `aggregated` (aggregated_amount, aggregated_quantity):
+-- per participant x qualification, the net amount and quantity over the qualification's filters
+-- (int_incentives__filter_totals; 0 without a matching transaction), evaluated by the types'
+-- macros (macros/qualifications/): target, actual, difference and met, before waivers.
+with evaluations as (
+    select * from {{ ref('incentives', 'int_incentives__evaluations') }}
+),
+
+qualifications as (
+    select * from {{ ref('incentives', 'stg_incentives__rules_qualifications') }}
+    where qualification_type in ({{ incentives.types_of_measure('aggregated') }})
+),
+
+filter_totals as (
+    select * from {{ ref('incentives', 'int_incentives__filter_totals') }}
+),
+
+measured as (
+    select
+        evaluations.entity_id,
+        qualifications.*,
+        coalesce(filter_totals.amount, 0) as filter_amount,
+        coalesce(filter_totals.quantity, 0) as filter_quantity
+    from evaluations
+    inner join qualifications on qualifications.program_key = evaluations.program_key
+    left join filter_totals
+        on filter_totals.filter_id = qualifications.filter_id and filter_totals.entity_id = evaluations.entity_id
+),
+
+final as (
+    {{ incentives._evaluated_qualifications('measured', 'aggregated') }}
+)
+
+select * from final
