@@ -1,6 +1,6 @@
--- A view: int_incentives__qualification_measures, its one reader, writes these rows once (a table
--- on Spark: long_query_materialization, macros/materializations.sql).
-{{ config(materialized=incentives.long_query_materialization()) }}
+-- Ephemeral: int_incentives__qualification_measures, its one reader, runs this query as a CTE and
+-- writes its rows once (no relation of its own).
+{{ config(materialized='ephemeral') }}
 
 -- The types whose macros name the measure `aggregated` (aggregated_amount, aggregated_quantity):
 -- per participant x qualification, the net amount and quantity over the qualification's filters
