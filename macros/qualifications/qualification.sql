@@ -48,21 +48,28 @@
 {{ return(found | sort) }}
 {%- endmacro %}
 
+{#- _qualifications_of_measure(evaluations, qualifications, measure): one row per participant x
+    qualification of the measure's types (`types_of_measure`) of a program it is evaluated for
+    (`evaluations`), with the qualification's columns: the rows a measure's model measures. -#}
+{% macro _qualifications_of_measure(evaluations, qualifications, measure) -%}
+select
+    evaluations.entity_id,
+    qualifications.*
+from {{ evaluations }} as evaluations
+inner join {{ qualifications }} as qualifications on qualifications.program_key = evaluations.program_key
+where qualifications.qualification_type in ({{ incentives.types_of_measure(measure) }})
+{%- endmacro %}
+
 {#- _evaluated_qualifications(measured, measure): per row of `measured` (one per participant x
     qualification of the measure's types, with the qualification's columns and the columns the
     types' expressions read), target, actual, difference and met (before waivers), each by the
     type's macro. The query of every measure's model, so each row is evaluated the same way. -#}
 {% macro _evaluated_qualifications(measured, measure) -%}
+{%- set keys = ['entity_id', 'qualification_id', 'program_key', 'offer_key', 'qualification_key',
+                'qualification_level', 'qualification_type', 'operator'] -%}
 with evaluated as (
     select
-        entity_id,
-        qualification_id,
-        program_key,
-        offer_key,
-        qualification_key,
-        qualification_level,
-        qualification_type,
-        operator,
+        {{ keys | join(', ') }},
         is_boolean,
         {{ incentives.cast_measure(incentives.qualification('target', measure)) }} as target,
         {{ incentives.cast_measure(incentives.qualification('actual', measure)) }} as actual,
@@ -74,14 +81,7 @@ with evaluated as (
 )
 
 select
-    entity_id,
-    qualification_id,
-    program_key,
-    offer_key,
-    qualification_key,
-    qualification_level,
-    qualification_type,
-    operator,
+    {{ keys | join(', ') }},
     target,
     actual,
     {{ incentives.cast_measure('difference') }} as difference,

@@ -6,13 +6,9 @@
 -- per participant x qualification, the net amount and quantity over the qualification's filters
 -- (int_incentives__filter_totals; 0 without a matching transaction), evaluated by the types'
 -- macros (macros/qualifications/): target, actual, difference and met, before waivers.
-with evaluations as (
-    select * from {{ ref('incentives', 'int_incentives__evaluations') }}
-),
-
-qualifications as (
-    select * from {{ ref('incentives', 'stg_incentives__rules_qualifications') }}
-    where qualification_type in ({{ incentives.types_of_measure('aggregated') }})
+with qualifications as (
+    {{ incentives._qualifications_of_measure(ref('incentives', 'int_incentives__evaluations'),
+                                             ref('incentives', 'stg_incentives__rules_qualifications'), 'aggregated') }}
 ),
 
 filter_totals as (
@@ -21,14 +17,12 @@ filter_totals as (
 
 measured as (
     select
-        evaluations.entity_id,
         qualifications.*,
         coalesce(filter_totals.amount, 0) as filter_amount,
         coalesce(filter_totals.quantity, 0) as filter_quantity
-    from evaluations
-    inner join qualifications on qualifications.program_key = evaluations.program_key
+    from qualifications
     left join filter_totals
-        on filter_totals.filter_id = qualifications.filter_id and filter_totals.entity_id = evaluations.entity_id
+        on filter_totals.filter_id = qualifications.filter_id and filter_totals.entity_id = qualifications.entity_id
 ),
 
 final as (

@@ -6,13 +6,9 @@
 -- qualification, the number of brands counted (int_incentives__brand_counts; 0 without a row),
 -- evaluated by the type's macro (macros/qualifications/): target, actual, difference and met,
 -- before waivers.
-with evaluations as (
-    select * from {{ ref('incentives', 'int_incentives__evaluations') }}
-),
-
-qualifications as (
-    select * from {{ ref('incentives', 'stg_incentives__rules_qualifications') }}
-    where qualification_type in ({{ incentives.types_of_measure('brand_count') }})
+with qualifications as (
+    {{ incentives._qualifications_of_measure(ref('incentives', 'int_incentives__evaluations'),
+                                             ref('incentives', 'stg_incentives__rules_qualifications'), 'brand_count') }}
 ),
 
 brand_counts as (
@@ -21,14 +17,12 @@ brand_counts as (
 
 measured as (
     select
-        evaluations.entity_id,
         qualifications.*,
         coalesce(brand_counts.brand_count, 0) as brand_count
-    from evaluations
-    inner join qualifications on qualifications.program_key = evaluations.program_key
+    from qualifications
     left join brand_counts
         on brand_counts.qualification_id = qualifications.qualification_id
-        and brand_counts.entity_id = evaluations.entity_id
+        and brand_counts.entity_id = qualifications.entity_id
 ),
 
 final as (

@@ -7,13 +7,9 @@
 -- a number): the participant's own value (int_incentives__participant_properties), else, at
 -- request level, the request default (int_incentives__request_default_properties), evaluated by
 -- the type's macro (macros/qualifications/): target, actual, difference and met, before waivers.
-with evaluations as (
-    select * from {{ ref('incentives', 'int_incentives__evaluations') }}
-),
-
-qualifications as (
-    select * from {{ ref('incentives', 'stg_incentives__rules_qualifications') }}
-    where qualification_type in ({{ incentives.types_of_measure('property') }})
+with qualifications as (
+    {{ incentives._qualifications_of_measure(ref('incentives', 'int_incentives__evaluations'),
+                                             ref('incentives', 'stg_incentives__rules_qualifications'), 'property') }}
 ),
 
 participant_properties as (
@@ -26,17 +22,15 @@ default_properties as (
 
 joined as (
     select
-        evaluations.entity_id,
         qualifications.*,
         participant_properties.own_value as property_text,
         case when qualifications.property_level = 'request' then default_properties.property_value end
             as default_property_text
-    from evaluations
-    inner join qualifications on qualifications.program_key = evaluations.program_key
+    from qualifications
     left join participant_properties
         on participant_properties.property_level = qualifications.property_level
         and participant_properties.property_key = qualifications.property_key
-        and participant_properties.entity_id = evaluations.entity_id
+        and participant_properties.entity_id = qualifications.entity_id
     left join default_properties
         on default_properties.property_key = qualifications.property_key
 ),

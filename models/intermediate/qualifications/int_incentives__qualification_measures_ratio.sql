@@ -7,13 +7,9 @@
 -- quantity of the numerator's and of the denominator's filters (int_incentives__filter_totals; 0
 -- without a matching transaction), evaluated by the types' macros (macros/qualifications/):
 -- target, actual, difference and met, before waivers.
-with evaluations as (
-    select * from {{ ref('incentives', 'int_incentives__evaluations') }}
-),
-
-qualifications as (
-    select * from {{ ref('incentives', 'stg_incentives__rules_qualifications') }}
-    where qualification_type in ({{ incentives.types_of_measure('ratio') }})
+with qualifications as (
+    {{ incentives._qualifications_of_measure(ref('incentives', 'int_incentives__evaluations'),
+                                             ref('incentives', 'stg_incentives__rules_qualifications'), 'ratio') }}
 ),
 
 filter_totals as (
@@ -22,18 +18,16 @@ filter_totals as (
 
 measured as (
     select
-        evaluations.entity_id,
         qualifications.*,
         coalesce(numerator.amount, 0) as numerator_amount,
         coalesce(numerator.quantity, 0) as numerator_quantity,
         coalesce(denominator.amount, 0) as denominator_amount,
         coalesce(denominator.quantity, 0) as denominator_quantity
-    from evaluations
-    inner join qualifications on qualifications.program_key = evaluations.program_key
+    from qualifications
     left join filter_totals as numerator
-        on numerator.filter_id = qualifications.numerator_filter_id and numerator.entity_id = evaluations.entity_id
+        on numerator.filter_id = qualifications.numerator_filter_id and numerator.entity_id = qualifications.entity_id
     left join filter_totals as denominator
-        on denominator.filter_id = qualifications.denominator_filter_id and denominator.entity_id = evaluations.entity_id
+        on denominator.filter_id = qualifications.denominator_filter_id and denominator.entity_id = qualifications.entity_id
 ),
 
 final as (
