@@ -1,5 +1,5 @@
 {#- Private query of the standard strategy, read by int_incentives__earnings_standard (qualified pairs) and
-    int_incentives__offer_opportunities (the pairs whose earnings int_incentives__earnings does not hold). -#}
+    int_incentives__offer_opportunities (the pairs whose earnings potential_earnings does not hold). -#}
 
 {#- _standard_earning_rows(pairs, rates, buckets, transactions): the earning rows of the standard
     offers of `pairs` (entity_id, offer_key, calculator_key): each incentives[] entry of `rates`

@@ -1,5 +1,6 @@
 -- One row per participant x qualified offer x incentive rate key x transaction that reached a
--- rate: the rows of int_incentives__earnings (computed and priced there) with the run id.
+-- rate: the rows of int_incentives__earnings (a view: computed and priced there, written here
+-- once) with the run id. offer_results sums them per pair.
 -- The pass-through columns come from stg_incentives__transactions, a parent whatever the var (so
 -- that the unit tests give it whether or not a project sets one):
 -- depends_on: {{ ref('incentives', 'stg_incentives__transactions') }}

@@ -1,4 +1,4 @@
--- A view: int_incentives__earnings computes and writes the earning rows once (a table on Spark:
+-- A view: potential_earnings computes and writes the earning rows once (a table on Spark:
 -- long_query_materialization, macros/materializations.sql).
 {{ config(materialized=incentives.long_query_materialization()) }}
 

@@ -1,4 +1,4 @@
--- materialized as a view: int_incentives__earnings computes and writes the earning rows once
+-- materialized as a view: potential_earnings computes and writes the earning rows once
 {{ config(materialized='view') }}
 
 -- Standard offers' earning rows of the qualified participant x offer pairs: the standard

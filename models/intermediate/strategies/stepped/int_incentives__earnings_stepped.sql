@@ -1,9 +1,9 @@
--- materialized as a view: int_incentives__earnings computes and writes the earning rows once
+-- materialized as a view: potential_earnings computes and writes the earning rows once
 {{ config(materialized='view') }}
 
 -- Stepped offers' earning rows of the qualified participant x offer pairs: the stepped strategy's
 -- query (macros/strategies/stepped.sql, which int_incentives__offer_opportunities runs for the pairs whose
--- earnings int_incentives__earnings does not hold). Below the lowest tier the earning transactions
+-- earnings potential_earnings does not hold). Below the lowest tier the earning transactions
 -- are kept with a null tier; int_incentives__earnings keeps the rows with a rate.
 with qualified as (
     select * from {{ ref('incentives', 'int_incentives__offer_status') }}
