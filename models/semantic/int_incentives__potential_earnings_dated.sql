@@ -1,9 +1,9 @@
--- potential_earnings' rows (int_incentives__earnings, which the mart writes with the run id) with
--- each row's transaction_date: the rows the semantic model potential_earnings aggregates by
--- transaction month (models/semantic/_semantic.yml). A view, read only by the semantic layer: the
--- mart keeps its columns and its build its cost.
+-- potential_earnings with each row's transaction_date: the rows the semantic model
+-- potential_earnings aggregates by transaction month (models/semantic/_semantic.yml). A view, read
+-- only by the semantic layer, which sits on the marts: the mart keeps its columns and its build
+-- its cost.
 with earnings as (
-    select * from {{ ref('incentives', 'int_incentives__earnings') }}
+    select * from {{ ref('incentives', 'potential_earnings') }}
 ),
 
 transactions as (
