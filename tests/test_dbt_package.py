@@ -3,7 +3,7 @@ sources pointed anywhere by vars, dbt's own tests refusing bad rules and bad inp
 
 - After `incentives compile`, `dbt build` with only the profile and vars equals `incentives run`
   on every engine, with the inputs in a schema of one's own under other table names, no
-  enrollments table (`using_enrollments: false`) and a pass-through column reaching
+  enrollments table (`incentives_using_enrollments: false`) and a pass-through column reaching
   potential_earnings.
 - A hand-damaged rule table (a qualifier naming a missing qualification; a duplicated rate) and a
   bad input row (a non-numeric amount) each fail `dbt build` with a test naming the problem.
@@ -36,7 +36,7 @@ PASSTHROUGH = "invoice_number"
 
 
 def dbt_vars(own_schema: str, **extra: Any) -> dict[str, Any]:
-    return {"input_schema": own_schema, "using_enrollments": False,
+    return {"incentives_input_schema": own_schema, "incentives_using_enrollments": False,
             "incentives_transaction_passthrough_columns": [PASSTHROUGH],
             **{f"incentives_{name}_identifier": own for name, own in OWN_NAMES.items()}, **extra}
 
@@ -102,7 +102,7 @@ def test_dbt_build_alone_equals_incentives_run(engine: str, tmp_path: Path, run_
     with redirect_stdout(io.StringIO()):  # the compiled example into seeds/ (not committed)
         assert main(["compile", str(EXAMPLES / "programs.json")]) == 0
     with _own_inputs(engine, tmp_path, monkeypatch, "alone") as (own_schema, build_schema, database):
-        extra = {"build_schema": build_schema} if build_schema else {}
+        extra = {"incentives_build_schema": build_schema} if build_schema else {}
         ok, failed = invoke_dbt(["build", "--target", engine, "--exclude", "test_type:unit",
                                  "--vars", json.dumps(dbt_vars(own_schema, **extra))])
         assert ok and not failed, failed
@@ -226,6 +226,35 @@ def test_a_failed_compile_fails_dbt_build(project_copy: Path, tmp_path: Path, mo
     assert failed == ["incentives_last_compile_succeeded_incentives__catalogue_status"]
 
 
+def test_former_var_names_are_still_read_with_one_warning(project_copy: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vars' former names (macros/settings.sql: input_schema, using_<input>, run_id, ...) are
+    still read, named in one deprecation warning per build: `using_enrollments: false` disables the
+    enrollments' source (its YAML) and empties its staging model (its SQL), `run_id` is the result
+    rows' id. The same build with the new names warns of nothing."""
+    database = tmp_path / "warehouse.duckdb"
+    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", str(database))
+    compiled = project_copy / "target" / "compiled" / "incentives" / "models"
+    for former in (True, False):
+        names = ({"using_enrollments": False, "run_id": "r1"} if former
+                 else {"incentives_using_enrollments": False, "incentives_run_id": "r1"})
+        ok, failed = invoke_dbt(["compile", "--select", "stack_coverage", "--vars", json.dumps(names)], project_copy)
+        assert ok, failed
+        assert "cast('r1' as" in (compiled / "marts" / "stack_coverage.sql").read_text()
+        warnings: list[str] = []
+        ok, failed = invoke_dbt(["run", "--select", "stg_incentives__enrollments", "--vars", json.dumps(names)],
+                                project_copy, warnings)
+        assert ok, failed
+        staging = compiled / "staging" / "incentives_enrollments" / "stg_incentives__enrollments.sql"
+        assert "where 1 = 0" in staging.read_text()
+        if not former:
+            assert not warnings, warnings
+            continue
+        assert len(warnings) == 1, warnings
+        assert "using_enrollments -> incentives_using_enrollments" in warnings[0], warnings
+        assert "run_id -> incentives_run_id" in warnings[0], warnings
+
+
 @pytest.mark.parametrize("engine", engine_params())
 def test_a_mart_whose_column_type_changes_fails_its_contract(engine: str, project_copy: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
@@ -241,7 +270,7 @@ def test_a_mart_whose_column_type_changes_fails_its_contract(engine: str, projec
                                 "        cast(set_coverage as decimal(38,4)) as set_coverage,\n"
                                 "        cast(overlap as bigint) as overlap,\n"))
     with _own_inputs(engine, tmp_path, monkeypatch, "contract") as (own_schema, build_schema, _):
-        extra = {"build_schema": build_schema} if build_schema else {}
+        extra = {"incentives_build_schema": build_schema} if build_schema else {}
         messages: dict[str, str] = {}
         ok, failed = invoke_dbt(["build", "--target", engine, "--empty", "--select", "+stack_coverage",
                                  "--exclude", "resource_type:test", "resource_type:unit_test",
@@ -375,13 +404,13 @@ snapshot-paths: []
 
 vars:
   incentives:
-    input_schema: null
+    incentives_input_schema: null
     incentives_transactions_identifier: sales_lines
     incentives_products_identifier: sku_catalogue
     incentives_properties_identifier: entity_properties
     incentives_waivers_identifier: program_waivers
     incentives_prices_identifier: price_list
-    using_enrollments: false
+    incentives_using_enrollments: false
     incentives_transaction_passthrough_columns: [{name: transaction_id, alias: source_transaction_id}]
 
 seeds:
@@ -460,7 +489,7 @@ def test_a_team_project_gets_its_own_catalogue_results(engine: str, tmp_path: Pa
         seeds = _listed("seed", project)
         assert seeds and all(seed.startswith("agdata.") for seed in seeds), seeds  # none of the package's
         unit_tests = _listed("unit_test", project)
-        assert "unit_test:incentives.potential_earnings_only_rows_with_a_rate" in unit_tests, unit_tests
+        assert "unit_test:incentives.potential_earnings_writes_the_earning_rows" in unit_tests, unit_tests
         built = _read_built(engine, tmp_path, "agdata", f"{schema}__incentives")
         assert built["potential_earnings"] and all(r["source_transaction_id"] == r["transaction_id"]
                                                    for r in built["potential_earnings"])

@@ -204,7 +204,7 @@ def test_dbt_unit_tests_pass(engine: str, tmp_path: Path) -> None:
     schema = f"{target_settings(engine)['schema']}_unit"
     warehouse = connect(engine)
     scratch = duckdb.connect()
-    dbt_vars = json.dumps({"build_schema": schema, "input_schema": f"{schema}_raw", "incentives_unit_tests": True})
+    dbt_vars = json.dumps({"incentives_build_schema": schema, "incentives_input_schema": f"{schema}_raw", "incentives_unit_tests": True})
     try:
         for suffix in ("", "_internal", "_raw", "_rules"):
             warehouse.drop_schema(schema + suffix)

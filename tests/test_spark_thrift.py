@@ -120,7 +120,7 @@ def test_compile_then_dbt_build_alone_on_tables_created_through_the_server(
         env = {**os.environ, "INCENTIVES_SPARK_THRIFT_SCHEMA": manual}
         dbt = Path(PROJECT_DIR / ".venv" / "bin" / "dbt")
         command = [str(dbt) if dbt.exists() else "dbt", "build", "--target", ENGINE, "--project-dir", ".",
-                   "--profiles-dir", "profiles", "--vars", json.dumps({"input_schema": own})]
+                   "--profiles-dir", "profiles", "--vars", json.dumps({"incentives_input_schema": own})]
         done = subprocess.run(command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout[-3000:]
         results = {t: warehouse.fetch_dicts(f"select * from {manual}.{t}") for t in TABLES}

@@ -19,7 +19,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 # dbt reuses its partial parse (target/partial_parse.msgpack) instead of re-parsing the project
 # (vars that change, such as a run id, force a full parse). The run id is data: the one row of
 # the table run_context in the input schema, read by macros/run_id.sql.
-RUN_CONTEXT_VARS: dict[str, Any] = {"run_context": True}
+RUN_CONTEXT_VARS: dict[str, Any] = {"incentives_run_context": True}
 
 
 def ensure_rule_seeds(project: Path = PROJECT_DIR) -> None:

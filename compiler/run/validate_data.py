@@ -98,7 +98,7 @@ def _words(test: str, column: str, kwargs: dict[str, Any], meta: dict[str, Any])
 def compile_input_checks(database: str, dbt_vars: dict[str, Any]) -> list[InputCheck]:
     """The data tests on the sources as compiled by dbt for the DuckDB database at `database`
     (the profile's default target; ':memory:' for an in-memory one; only its name matters: dbt
-    does not connect) with the inputs in the schema `raw` (the default of the var input_schema)
+    does not connect) with the inputs in the schema `raw` (the default of the var incentives_input_schema)
     under their own names. `dbt_vars`: the vars the run's build gets (the same vars keep dbt's
     partial parse). See compile_checks."""
     return compile_checks(database, dbt_vars)[0]

@@ -12,7 +12,7 @@ The pipeline is the DuckDB one (duckdb.py) with another warehouse at the end:
    server: SQL through dbt-spark's connection, Parquet files when the server shares this machine's
    files, else `insert ... values`);
 3. `dbt build --target <target>` in-process into `<schema>__building` (+ `_internal`): the var
-   `build_schema` (the schema of the target in profiles/profiles.yml; dbt's default schema naming adds `_internal`, `_rules`), with `input_schema` pointing at the copied
+   `incentives_build_schema` (the schema of the target in profiles/profiles.yml; dbt's default schema naming adds `_internal`, `_rules`), with `incentives_input_schema` pointing at the copied
    inputs and the rule tables where the seeds go (`<build schema>_rules`), the seeds left out;
 4. record the run in `runs` and swap the new results in. PostgreSQL renames the schemas in one
    transaction (atomic: readers see the old results or the new ones); Spark has no schema rename,
@@ -200,7 +200,7 @@ class WarehouseTarget(Target):
             say(f"  run id {run_id}")
             say(f"Building (dbt build --target {target}) into {building}")
             # the same vars on every run (the run id is in run_context), so dbt reuses its partial parse
-            dbt_vars = run_vars(unit_tests, build_schema=building, input_schema=building + "_raw")
+            dbt_vars = run_vars(unit_tests, incentives_build_schema=building, incentives_input_schema=building + "_raw")
             # the rule tables are where dbt's seeds go (<build schema>_rules): the seeds are left out
             args = ["build", "--target", target, "--vars", json.dumps(dbt_vars), *build_selection(unit_tests)]
             run_dbt(args, None, say, threads)

@@ -1,8 +1,9 @@
 {#- aggregated_quantity: the net quantity over the filters against the value.
-    Returns the SQL expressions {actual, target, met_when} over the columns of
-    int_incentives__qualification_measures' `measured` CTE; met_when (or 'false') forces met = true. -#}
+    Returns its measure ('aggregated': the model int_incentives__qualification_measures_aggregated evaluates it)
+    and the SQL expressions {actual, target, met_when} over the columns of that model's `measured`
+    CTE; met_when (or 'false') forces met = true. -#}
 {% macro qualification_aggregated_quantity() %}{{ return(adapter.dispatch('qualification_aggregated_quantity', 'incentives')()) }}{% endmacro %}
 
 {% macro default__qualification_aggregated_quantity() %}
-{{ return({'actual': 'filter_quantity', 'target': 'qualification_value', 'met_when': 'false'}) }}
+{{ return({'measure': 'aggregated', 'actual': 'filter_quantity', 'target': 'qualification_value', 'met_when': 'false'}) }}
 {% endmacro %}

@@ -28,7 +28,7 @@
     `filter_keys`, a union; `buckets` says which keys a participant has transactions for). A
     transaction-level property of `properties` picks a tier per transaction. fixed_amount shares
     the tier total over all earning transactions by value. Below the lowest tier the earning
-    transactions are kept with a null tier (the next tier is priced on them; potential_earnings
+    transactions are kept with a null tier (the next tier is priced on them; int_incentives__earnings
     keeps only rows with a rate). One query (its CTE names start with `stepped_`). -#}
 {% macro _stepped_earning_rows(pairs, offers, tiers, filter_keys, buckets, thresholds, properties, transactions) -%}
 with stepped_offers as (

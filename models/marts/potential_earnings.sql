@@ -1,6 +1,6 @@
--- One row per participant x qualified offer x incentive rate key x transaction: the rows of
--- int_incentives__earnings (the qualified pairs' earning rows, each calculator's formula from
--- macros/calculators/) that reached a rate. incentive_amount is rounded to cents row by row.
+-- One row per participant x qualified offer x incentive rate key x transaction that reached a
+-- rate: the rows of int_incentives__earnings (a view: computed and priced there, written here
+-- once) with the run id. offer_results sums them per pair.
 -- The pass-through columns come from stg_incentives__transactions, a parent whatever the var (so
 -- that the unit tests give it whether or not a project sets one):
 -- depends_on: {{ ref('incentives', 'stg_incentives__transactions') }}
@@ -9,7 +9,6 @@
 {{ config(contract={'enforced': not incentives.transaction_passthrough_columns()}) }}
 with earnings as (
     select * from {{ ref('incentives', 'int_incentives__earnings') }}
-    where incentive_rate_value is not null
 ),
 
 final as (

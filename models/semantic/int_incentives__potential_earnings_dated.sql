@@ -1,12 +1,13 @@
 -- potential_earnings with each row's transaction_date: the rows the semantic model
 -- potential_earnings aggregates by transaction month (models/semantic/_semantic.yml). A view, read
--- only by the semantic layer: the mart keeps its columns and its build its cost.
+-- only by the semantic layer, which sits on the marts: the mart keeps its columns and its build
+-- its cost.
 with earnings as (
     select * from {{ ref('incentives', 'potential_earnings') }}
 ),
 
 transactions as (
-    select transaction_id, transaction_date from {{ ref('incentives', 'stg_incentives__transactions') }}
+    select transaction_id, transaction_date from {{ ref('incentives', 'int_incentives__transactions') }}
 ),
 
 final as (

@@ -4,12 +4,11 @@
 -- blocking keys are the union of their open keys, sorted, comma-separated. A qualifier with a
 -- term without open keys is true and has no row.
 --
--- Cost (bench/results.md, 1M transactions without enrollments: 21.6M measure rows, 10M rows out):
--- only the open keys are read (a term without one has no row, so a qualifier is unqualified when
--- every one of its terms has a row); a qualifier of one term needs no counting (its open keys
--- block it); the group-bys key on an integer scope id, not the long program and offer keys; the
--- sorted key list is built once per output row (on DuckDB with list_sort, see sorted_keys.sql).
--- This query on DuckDB, 2 threads: CPU 35.6 s -> 9.5-10.8 s (bench/results.md, 2026-12-01).
+-- Cost (its figures: docs/performance.md): only the open keys are read (a term without one has
+-- no row, so a qualifier is unqualified when every one of its terms has a row); a qualifier of one
+-- term needs no counting (its open keys block it); the group-bys key on an integer scope id, not
+-- the long program and offer keys; the sorted key list is built once per output row (on DuckDB
+-- with list_sort, see sorted_keys.sql).
 with terms as (
     select * from {{ ref('incentives', 'stg_incentives__rules_qualifier_terms') }}
 ),

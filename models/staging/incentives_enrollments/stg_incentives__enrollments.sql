@@ -1,4 +1,4 @@
-{%- if var('using_enrollments', true) %}
+{%- if incentives.setting('incentives_using_enrollments') %}
 with source as (
     select * from {{ source('incentives_enrollments', 'enrollments') }}
 ),
@@ -12,7 +12,7 @@ final as (
 
 select * from final
 {%- else %}
--- using_enrollments is false: no enrollments (an empty table of the same columns)
+-- incentives_using_enrollments is false: no enrollments (an empty table of the same columns)
 select
         cast(null as {{ dbt.type_string() }}) as entity_id,
         cast(null as {{ dbt.type_string() }}) as program_key

@@ -1,4 +1,4 @@
-{%- if var('using_prices', true) %}
+{%- if incentives.setting('incentives_using_prices') %}
 with source as (
     select * from {{ source('incentives_prices', 'prices') }}
 ),
@@ -14,7 +14,7 @@ final as (
 
 select * from final
 {%- else %}
--- using_prices is false: no prices (an empty table of the same columns)
+-- incentives_using_prices is false: no prices (an empty table of the same columns)
 select
         cast(null as {{ dbt.type_string() }}) as sku_key,
         cast(null as {{ incentives.type_input_number() }}) as price,

@@ -1,4 +1,4 @@
-{%- if var('using_properties', true) %}
+{%- if incentives.setting('incentives_using_properties') %}
 with source as (
     select * from {{ source('incentives_properties', 'properties') }}
 ),
@@ -15,7 +15,7 @@ final as (
 
 select * from final
 {%- else %}
--- using_properties is false: no properties (an empty table of the same columns)
+-- incentives_using_properties is false: no properties (an empty table of the same columns)
 select
         cast(null as {{ dbt.type_string() }}) as level,
         cast(null as {{ dbt.type_string() }}) as entity_id,

@@ -1,4 +1,4 @@
-{%- if var('using_waivers', true) %}
+{%- if incentives.setting('incentives_using_waivers') %}
 with source as (
     select * from {{ source('incentives_waivers', 'waivers') }}
 ),
@@ -14,7 +14,7 @@ final as (
 
 select * from final
 {%- else %}
--- using_waivers is false: no waivers (an empty table of the same columns)
+-- incentives_using_waivers is false: no waivers (an empty table of the same columns)
 select
         cast(null as {{ dbt.type_string() }}) as program_key,
         cast(null as {{ dbt.type_string() }}) as qualification_key,

@@ -3,8 +3,8 @@
 
 -- Stepped offers' earning rows of the qualified participant x offer pairs: the stepped strategy's
 -- query (macros/strategies/stepped.sql, which int_incentives__offer_opportunities runs for the pairs whose
--- earnings potential_earnings does not hold). Below the lowest tier the earning transactions are
--- kept with a null tier; potential_earnings keeps the rows with a rate.
+-- earnings potential_earnings does not hold). Below the lowest tier the earning transactions
+-- are kept with a null tier; int_incentives__earnings keeps the rows with a rate.
 with qualified as (
     select * from {{ ref('incentives', 'int_incentives__offer_status') }}
     where strategy_key = 'stepped' and qualified

@@ -1,0 +1,50 @@
+{#- The package's vars, declared once: each var's name (every one prefixed `incentives_`), the name
+    it had before (CHANGELOG.md) and its default. The former names are still read, until the next
+    version, with a deprecation warning on each build (warn_deprecated_vars, the package's
+    on-run-start hook).
+    The vars without a former name (incentives_database, incentives_<input>_database / _schema /
+    _identifier, incentives_transaction_passthrough_columns, incentives_unit_tests) are read with
+    var() as they are. dbt renders the sources' YAML without macros, so the source YAMLs of
+    models/staging/ read `incentives_input_schema` and `incentives_using_<input>` with the same
+    fallback written out: var('incentives_x', var('x', default)). -#}
+{% macro _renamed_vars() -%}
+{{ return({
+    'incentives_input_schema': ('input_schema', 'raw'),
+    'incentives_using_properties': ('using_properties', true),
+    'incentives_using_waivers': ('using_waivers', true),
+    'incentives_using_prices': ('using_prices', true),
+    'incentives_using_enrollments': ('using_enrollments', true),
+    'incentives_run_id': ('run_id', none),
+    'incentives_run_context': ('run_context', false),
+    'incentives_build_schema': ('build_schema', none),
+}) }}
+{%- endmacro %}
+
+{#- setting(name): the value of the package's var `name` (see _renamed_vars): as set, else the value
+    of its former name (deprecated), else its default. A var set to null is set (null). -#}
+{% macro setting(name) -%}
+{%- set former, default = incentives._renamed_vars()[name] -%}
+{%- if var.has_var(name) -%}
+    {{- return(var(name)) -}}
+{%- elif var.has_var(former) -%}
+    {{- return(var(former)) -}}
+{%- endif -%}
+{{- return(default) -}}
+{%- endmacro %}
+
+{#- warn_deprecated_vars(): one warning per build naming the former names of the package's vars
+    that are set, and the names to use instead (the package's on-run-start hook; nothing when none
+    is set). Renders no SQL. -#}
+{% macro warn_deprecated_vars() -%}
+{%- if execute -%}
+    {%- set renamed = [] -%}
+    {%- for name, former_and_default in incentives._renamed_vars().items() if var.has_var(former_and_default[0]) -%}
+        {%- do renamed.append(former_and_default[0] ~ ' -> ' ~ name) -%}
+    {%- endfor -%}
+    {%- if renamed -%}
+        {%- do exceptions.warn("incentives: the vars " ~ renamed | join(', ')
+            ~ " were renamed (every var of the package starts with incentives_); the former names are"
+            ~ " still read in this version and will not be in the next: set the new ones (CHANGELOG.md)") -%}
+    {%- endif -%}
+{%- endif -%}
+{%- endmacro %}
