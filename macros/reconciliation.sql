@@ -1,6 +1,6 @@
 {#- The reconciliation of vendor statements against the engine (docs/reconciliation.md): helpers of
     the staging models under models/staging/incentives_statements/, the model
-    int_incentives__reconciliation_pairs and the marts under models/marts/reconciliation/. -#}
+    int_incentives__reconciliation_pairs and the marts of models/reconciliation/. -#}
 
 {#- A statement's value as trimmed text, null when empty. -#}
 {% macro _statement_text(column_name) -%}

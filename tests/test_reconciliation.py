@@ -18,6 +18,7 @@ import duckdb
 import pytest
 
 from compiler.cli import main
+from compiler.run.build import run_dbt
 from compiler.runner import run
 from tests.harness import SQL_ENGINES, engine_params, normalized, read_target_results
 
@@ -281,6 +282,17 @@ def test_reconcile_prints_summary_and_writes_claims(altered: tuple[Path, dict[st
     assert len(lines) == differing
     assert {r["status"] for r in lines} == {"amount_differs", "missing_in_statement", "missing_in_engine"}
     assert all(r["explanation"] for r in lines)
+
+
+def test_dbt_unit_tests_of_the_reconciliation(altered: tuple[Path, dict[str, Any]]) -> None:
+    """The reconciliation's dbt unit tests (models/reconciliation/_reconciliation.yml), on a results
+    file with the reconciliation built (dbt reads the mocked inputs' column types from it)."""
+    database, _ = altered
+    lines: list[str] = []
+    run_dbt(["test", "--select", "test_type:unit,path:models/reconciliation", "--vars",
+             json.dumps({"incentives_unit_tests": True, "incentives_using_statements": True})], database, lines.append)
+    passed = [line for line in lines if " unit_test " in line and line.rstrip().endswith("pass")]
+    assert len(passed) == 4, lines
 
 
 # ----------------------------------------------------------------------------- bad statements

@@ -45,8 +45,7 @@ def run_vars(unit_tests: bool, statements: bool = False, **schemas: str) -> dict
 
 # The reconciliation's nodes (the statements' staging, its intermediate model, its marts and their
 # tests): built only when statements were loaded (`run --statements`, `import-statements`).
-RECONCILIATION_PATHS = ("path:models/staging/incentives_statements", "path:models/reconciliation",
-                        "path:models/marts/reconciliation")
+RECONCILIATION_PATHS = ("path:models/staging/incentives_statements", "path:models/reconciliation")
 
 
 def build_selection(unit_tests: bool, rule_checks_done: bool = False, statements: bool = False) -> list[str]:
