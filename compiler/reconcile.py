@@ -118,9 +118,7 @@ def reconcile(database: Path, out: Path | None = None, say: Callable[[str], None
     figures as a dict."""
     con = open_results(database, ("offer_results",))
     try:
-        found = {r[0] for r in con.execute(
-            "select table_name from information_schema.tables where table_schema = 'main'").fetchall()}
-        if not set(RECONCILIATION_TABLES) <= found:
+        if not has_reconciliation(con):
             raise IncentivesError(f"{database}: no statements reconciled yet; load them first with "
                                   f"`incentives import-statements DIR --database {database}` "
                                   "(or `incentives run ... --statements DIR`)")
@@ -204,3 +202,59 @@ def _write_claims(con: Any, out: Path) -> int:
     except OSError as exc:
         raise IncentivesError(f"cannot write {out}: {exc.strerror}") from None
     return written
+
+
+# ----------------------------------------------------------------------------- the report's section
+
+SECTION_OFFERS = 100  # offers that differ listed in the HTML report
+
+
+def has_reconciliation(con: Any) -> bool:
+    """Whether the results in `con` hold the reconciliation tables (statements were imported)."""
+    found = {r[0] for r in con.execute(
+        "select table_name from information_schema.tables where table_schema = 'main'").fetchall()}
+    return set(RECONCILIATION_TABLES) <= found
+
+
+def report_section(con: Any) -> str:
+    """The HTML report's reconciliation section (compiler/report.py): empty without statements."""
+    import html
+
+    if not has_reconciliation(con):
+        return ""
+    f = _figures(con)
+    e = lambda x: html.escape("" if x is None else str(x))  # noqa: E731
+    out = ['<h2 id="reconciliation">Reconciliation with the vendor\'s statements</h2>',
+           '<p class="muted">The statements imported with <code>incentives import-statements</code>, line by line '
+           "against the engine (tables reconciliation_offers, reconciliation_earnings, "
+           "reconciliation_qualifications); variance = engine - statement. "
+           "<code>incentives reconcile --out claims.csv</code> writes the lines that differ.</p>",
+           '<div class="cards">']
+    for label, key, value in (("participants compared", "participants", f"{f['participants']:,}"),
+                              ("offers agreeing", "offers_agreeing", f"{f['offers_agreeing']:,} / {f['offers']:,}"),
+                              ("underpaid (statement below the engine)", "underpaid", _money(f["underpaid"])),
+                              ("overpaid (statement above the engine)", "overpaid", _money(f["overpaid"]))):
+        out.append(f'<div class="card"><div class="value" data-reconciliation="{key}">{value}</div>'
+                   f'<div class="label">{e(label)}</div></div>')
+    out.append("</div>")
+    out.append('<p class="muted">earning lines: ' + ", ".join(
+        f"{status} {f['lines'].get(status, 0):,}"
+        for status in ("matched", "amount_differs", "missing_in_statement", "missing_in_engine")) + "</p>")
+    rows = con.execute(f"""
+        select entity_id, offer_key, engine_incentive_amount, statement_incentive_amount, variance, explanation
+        from main.reconciliation_offers where not agrees
+        order by abs(variance) desc, entity_id, offer_key limit {SECTION_OFFERS}""").fetchall()
+    if not rows:
+        out.append('<p class="muted">Every offer agrees with the statements.</p>')
+        return "\n".join(out)
+    out.append('<table><thead><tr><th>participant</th><th>offer</th><th class="num">engine</th>'
+               '<th class="num">statement</th><th class="num">variance</th><th>explanation</th></tr></thead><tbody>')
+    for entity, offer, engine, statement, variance, explanation in rows:
+        out.append(f'<tr data-reconciled="{e(entity)}|{e(offer)}"><td>{e(entity)}</td><td class="key">{e(offer)}</td>'
+                   f'<td class="num">{_money(engine)}</td><td class="num">{_money(statement)}</td>'
+                   f'<td class="num">{_money(variance)}</td><td>{e(explanation)}</td></tr>')
+    out.append("</tbody></table>")
+    if f["offers"] - f["offers_agreeing"] > len(rows):
+        out.append(f'<p class="muted">... {f["offers"] - f["offers_agreeing"] - len(rows):,} more offers that differ '
+                   "in table reconciliation_offers.</p>")
+    return "\n".join(out)

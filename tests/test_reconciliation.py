@@ -284,6 +284,21 @@ def test_reconcile_prints_summary_and_writes_claims(altered: tuple[Path, dict[st
     assert all(r["explanation"] for r in lines)
 
 
+def test_report_has_a_reconciliation_section(example: tuple[Path, Path], altered: tuple[Path, dict[str, Any]],
+                                             tmp_path: Path) -> None:
+    database, done = altered
+    assert main(["report", "--database", str(database), "--out", str(tmp_path / "report.html")]) == 0
+    page = (tmp_path / "report.html").read_text()
+    assert 'id="reconciliation"' in page
+    stepped = done["tier"][0]
+    assert f'data-reconciled="retailer_002|{stepped}"' in page and "tier: the statement pays" in page
+    offers = _rows(database, "select count(*) filter (where agrees) as a, count(*) as n from reconciliation_offers")[0]
+    assert f'data-reconciliation="offers_agreeing">{offers["a"]:,} / {offers["n"]:,}<' in page
+    # without statements, no section
+    assert main(["report", "--database", str(example[0]), "--out", str(tmp_path / "plain.html")]) == 0
+    assert 'id="reconciliation"' not in (tmp_path / "plain.html").read_text()
+
+
 def test_dbt_unit_tests_of_the_reconciliation(altered: tuple[Path, dict[str, Any]]) -> None:
     """The reconciliation's dbt unit tests (models/reconciliation/_reconciliation.yml), on a results
     file with the reconciliation built (dbt reads the mocked inputs' column types from it)."""
