@@ -143,6 +143,7 @@ def altered(example: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
     done["unknown_offer"] = unknown
 
     folder = _write(statements, tmp_path_factory.mktemp("altered") / "statements")
+    done["folder"] = folder
     results = tmp_path_factory.mktemp("altered-db") / "results.duckdb"
     shutil.copyfile(database, results)
     assert main(["import-statements", str(folder), "--database", str(results)]) == 0
@@ -372,9 +373,8 @@ def test_json_lines_statements(example: tuple[Path, Path], tmp_path: Path) -> No
 def test_reconciliation_identical_on_every_engine(engine: str, example: tuple[Path, Path],
                                                   altered: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     """`incentives run --statements` with the altered statements gives the rows of import-statements."""
-    database, _ = altered
-    folder = next(Path(p) for p in (database.parent.parent.glob("altered*/statements")))
-    run(PROGRAMS, DATA, tmp_path / "results.duckdb", say=lambda _: None, target=engine, statements=folder)
+    database, done = altered
+    run(PROGRAMS, DATA, tmp_path / "results.duckdb", say=lambda _: None, target=engine, statements=done["folder"])
     got = read_target_results(engine, tmp_path, RECONCILIATION)
     con = duckdb.connect(str(database), read_only=True)
     try:

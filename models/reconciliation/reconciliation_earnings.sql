@@ -76,40 +76,26 @@ exact_matches as (
         and statement_side.transaction_id = engine_side.transaction_id
 ),
 
-engine_left as (
-    -- the engine's rows without a line of the same key, and how many such rows their transaction has
+{#- the lines each side has without a line of the same key on the other, and how many such lines
+    their transaction has on that side -#}
+{%- for side, matched_key in [('engine', 'engine_rate_key'), ('statement', 'statement_rate_key')] %}
+{{ side }}_left as (
     select
-        engine_side.entity_id,
-        engine_side.offer_key,
-        engine_side.transaction_id,
-        engine_side.incentive_rate_key,
-        count(*) over (partition by engine_side.entity_id, engine_side.offer_key, engine_side.transaction_id)
+        {{ side }}_side.entity_id,
+        {{ side }}_side.offer_key,
+        {{ side }}_side.transaction_id,
+        {{ side }}_side.incentive_rate_key,
+        count(*) over (partition by {{ side }}_side.entity_id, {{ side }}_side.offer_key, {{ side }}_side.transaction_id)
             as rows_of_transaction
-    from engine_side
+    from {{ side }}_side
     left join exact_matches
-        on exact_matches.entity_id = engine_side.entity_id
-        and exact_matches.offer_key = engine_side.offer_key
-        and exact_matches.transaction_id = engine_side.transaction_id
-        and exact_matches.engine_rate_key = engine_side.incentive_rate_key
+        on exact_matches.entity_id = {{ side }}_side.entity_id
+        and exact_matches.offer_key = {{ side }}_side.offer_key
+        and exact_matches.transaction_id = {{ side }}_side.transaction_id
+        and exact_matches.{{ matched_key }} = {{ side }}_side.incentive_rate_key
     where exact_matches.entity_id is null
 ),
-
-statement_left as (
-    select
-        statement_side.entity_id,
-        statement_side.offer_key,
-        statement_side.transaction_id,
-        statement_side.incentive_rate_key,
-        count(*) over (partition by statement_side.entity_id, statement_side.offer_key, statement_side.transaction_id)
-            as rows_of_transaction
-    from statement_side
-    left join exact_matches
-        on exact_matches.entity_id = statement_side.entity_id
-        and exact_matches.offer_key = statement_side.offer_key
-        and exact_matches.transaction_id = statement_side.transaction_id
-        and exact_matches.statement_rate_key = statement_side.incentive_rate_key
-    where exact_matches.entity_id is null
-),
+{% endfor %}
 
 rate_key_pairs as (
     -- one row left on each side for the same transaction of an offer: the same line under another key
@@ -134,28 +120,24 @@ paired as (
 ),
 
 keys as (
-    -- every line once: paired, the engine's alone, the statement's alone
+    -- every line once: paired, then each side's alone
     select entity_id, offer_key, transaction_id, engine_rate_key, statement_rate_key from paired
+    {%- for side, matched_key in [('engine', 'engine_rate_key'), ('statement', 'statement_rate_key')] %}
     union all
-    select engine_side.entity_id, engine_side.offer_key, engine_side.transaction_id,
-           engine_side.incentive_rate_key, cast(null as {{ dbt.type_string() }})
-    from engine_side
+    select
+        {{ side }}_side.entity_id,
+        {{ side }}_side.offer_key,
+        {{ side }}_side.transaction_id,
+        {{ side ~ '_side.incentive_rate_key' if side == 'engine' else 'cast(null as ' ~ dbt.type_string() ~ ')' }},
+        {{ side ~ '_side.incentive_rate_key' if side == 'statement' else 'cast(null as ' ~ dbt.type_string() ~ ')' }}
+    from {{ side }}_side
     left join paired
-        on paired.entity_id = engine_side.entity_id
-        and paired.offer_key = engine_side.offer_key
-        and paired.transaction_id = engine_side.transaction_id
-        and paired.engine_rate_key = engine_side.incentive_rate_key
+        on paired.entity_id = {{ side }}_side.entity_id
+        and paired.offer_key = {{ side }}_side.offer_key
+        and paired.transaction_id = {{ side }}_side.transaction_id
+        and paired.{{ matched_key }} = {{ side }}_side.incentive_rate_key
     where paired.entity_id is null
-    union all
-    select statement_side.entity_id, statement_side.offer_key, statement_side.transaction_id,
-           cast(null as {{ dbt.type_string() }}), statement_side.incentive_rate_key
-    from statement_side
-    left join paired
-        on paired.entity_id = statement_side.entity_id
-        and paired.offer_key = statement_side.offer_key
-        and paired.transaction_id = statement_side.transaction_id
-        and paired.statement_rate_key = statement_side.incentive_rate_key
-    where paired.entity_id is null
+    {%- endfor %}
 ),
 
 compared as (

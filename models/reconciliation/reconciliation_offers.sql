@@ -140,14 +140,14 @@ explained as (
         case
             when not participant_known then {{ dbt.concat([
                 "'the engine has no participant '", "entity_id",
-                "' (no transactions or entity properties): the statement''s lines are missing_in_engine ('",
+                "' (no transactions or entity properties): the lines of its statement are missing_in_engine ('",
                 t('statement_incentive_amount'), "')'"]) }}
             when not offer_known then {{ dbt.concat([
                 "'the engine has no offer '", "offer_key", "' in its programs: '",
                 n % 'missing_in_engine_rows', "' statement lines are missing_in_engine ('",
                 t('statement_incentive_amount'), "')'"]) }}
             when engine_qualified is null then {{ dbt.concat([
-                "'the engine does not evaluate this participant for the offer''s program (enrollments): '",
+                "'the engine does not evaluate this participant for the program of the offer (enrollments): '",
                 n % 'missing_in_engine_rows', "' statement lines are missing_in_engine ('",
                 t('statement_incentive_amount'), "')'"]) }}
             when agrees then null
@@ -180,7 +180,7 @@ explained as (
             when q_key is not null then {{ dbt.concat([
                 "'qualification '", "q_key", "' ('", "coalesce(q_level, 'unknown')", "' level) '",
                 "case q_status when 'missing_in_statement' then 'is missing in the statement'"
-                ~ " when 'missing_in_engine' then 'is not in the engine''s results'"
+                ~ " when 'missing_in_engine' then 'is not in the results of the engine'"
                 ~ " else concat('differs in ', q_column) end",
                 "'; what the offer pays is the same'"]) }}
             else {{ dbt.concat(["'matched lines within the tolerance add up to a variance of '", t('variance')]) }}
