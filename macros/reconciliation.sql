@@ -46,3 +46,10 @@ coalesce({{ incentives._compared(engine) }} <> {{ incentives._compared(statement
 {% macro _money_text(expr) -%}
 cast({{ incentives.cast_money(expr) }} as {{ dbt.type_string() }})
 {%- endmacro %}
+
+{#- A count and its words for an explanation: `1 line differs`, `3 lines differ` (`n` an integer
+    column; `one`, `many` the words after it). -#}
+{% macro _counted(n, one, many) -%}
+{{ dbt.concat(["cast(" ~ n ~ " as " ~ dbt.type_string() ~ ")",
+               "case when " ~ n ~ " = 1 then ' " ~ one ~ "' else ' " ~ many ~ "' end"]) }}
+{%- endmacro %}

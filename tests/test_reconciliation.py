@@ -189,7 +189,7 @@ def test_row_removed_is_missing_in_statement(altered: tuple[Path, dict[str, Any]
     offer = _offer(database, "retailer_001", removed["offer_key"])
     assert offer["variance"] == _cents(removed["incentive_amount"])
     assert offer["missing_in_statement_rows"] == 1 and not offer["agrees"]
-    assert offer["explanation"] == (f"1 transactions the engine pays are missing in the statement "
+    assert offer["explanation"] == (f"1 transaction the engine pays is missing in the statement "
                                     f"({_cents(removed['incentive_amount'])})")
 
 
@@ -201,7 +201,7 @@ def test_amount_lowered_by_a_cent_differs(altered: tuple[Path, dict[str, Any]]) 
         "amount_differs", "incentive_amount", Decimal("0.01"))
     offer = _offer(database, "retailer_003", lowered["offer_key"])
     assert offer["variance"] == Decimal("0.01")
-    assert offer["explanation"] == "1 lines differ in amount (0.01), first by incentive_amount"
+    assert offer["explanation"] == "1 line differs in amount (0.01), first by incentive_amount"
 
 
 def test_row_added_is_missing_in_engine(altered: tuple[Path, dict[str, Any]]) -> None:
@@ -212,7 +212,7 @@ def test_row_added_is_missing_in_engine(altered: tuple[Path, dict[str, Any]]) ->
         "missing_in_engine", None, Decimal("-12.34"))
     offer = _offer(database, "retailer_004", added["offer_key"])
     assert offer["variance"] == Decimal("-12.34")
-    assert offer["explanation"] == "1 statement lines are not paid by the engine (-12.34)"
+    assert offer["explanation"] == "1 statement line is not paid by the engine (-12.34)"
 
 
 def test_lower_tier_is_explained_by_the_tier(altered: tuple[Path, dict[str, Any]]) -> None:

@@ -132,7 +132,7 @@ classified as (
 ),
 
 {%- set t = incentives._money_text -%}
-{%- set n = "cast(%s as " ~ dbt.type_string() ~ ")" %}
+{%- set c = incentives._counted %}
 
 explained as (
     select
@@ -141,15 +141,15 @@ explained as (
             when not participant_known then {{ dbt.concat([
                 "'the engine has no participant '", "entity_id",
                 "' (no transactions or entity properties): the lines of its statement are missing_in_engine ('",
-                t('statement_incentive_amount'), "')'"]) }}
+                t('variance'), "')'"]) }}
             when not offer_known then {{ dbt.concat([
                 "'the engine has no offer '", "offer_key", "' in its programs: '",
-                n % 'missing_in_engine_rows', "' statement lines are missing_in_engine ('",
-                t('statement_incentive_amount'), "')'"]) }}
+                c('missing_in_engine_rows', 'statement line is', 'statement lines are'), "' missing_in_engine ('",
+                t('variance'), "')'"]) }}
             when engine_qualified is null then {{ dbt.concat([
                 "'the engine does not evaluate this participant for the program of the offer (enrollments): '",
-                n % 'missing_in_engine_rows', "' statement lines are missing_in_engine ('",
-                t('statement_incentive_amount'), "')'"]) }}
+                c('missing_in_engine_rows', 'statement line is', 'statement lines are'), "' missing_in_engine ('",
+                t('variance'), "')'"]) }}
             when agrees then null
             when qualifier_turns then {{ dbt.concat([
                 "'qualification '", "q_key", "' ('", "q_level", "' level) is '",
@@ -162,20 +162,21 @@ explained as (
                 "' (variance '", t('variance'), "')'"]) }}
             when rate_key_rows > 0 then {{ dbt.concat([
                 "case when strategy_key = 'stepped' then 'tier: ' else 'rate key: ' end",
-                "'the statement pays '", n % 'rate_key_rows', "' lines at '", "statement_rate_key",
+                "'the statement pays '", c('rate_key_rows', 'line', 'lines'), "' at '", "statement_rate_key",
                 "' where the engine pays '", "engine_rate_key", "' ('", t('rate_key_amount'), "')'"]) }}
             when missing_in_statement_rows > 0 and missing_in_engine_rows > 0 then {{ dbt.concat([
-                n % 'missing_in_statement_rows', "' transactions the engine pays are missing in the statement ('",
-                t('missing_in_statement_amount'), "'); '", n % 'missing_in_engine_rows',
-                "' statement lines are not paid by the engine ('", t('missing_in_engine_amount'), "')'"]) }}
+                c('missing_in_statement_rows', 'transaction the engine pays is', 'transactions the engine pays are'),
+                "' missing in the statement ('", t('missing_in_statement_amount'), "'); '",
+                c('missing_in_engine_rows', 'statement line is', 'statement lines are'),
+                "' not paid by the engine ('", t('missing_in_engine_amount'), "')'"]) }}
             when missing_in_statement_rows > 0 then {{ dbt.concat([
-                n % 'missing_in_statement_rows', "' transactions the engine pays are missing in the statement ('",
-                t('missing_in_statement_amount'), "')'"]) }}
+                c('missing_in_statement_rows', 'transaction the engine pays is', 'transactions the engine pays are'),
+                "' missing in the statement ('", t('missing_in_statement_amount'), "')'"]) }}
             when missing_in_engine_rows > 0 then {{ dbt.concat([
-                n % 'missing_in_engine_rows', "' statement lines are not paid by the engine ('",
-                t('missing_in_engine_amount'), "')'"]) }}
+                c('missing_in_engine_rows', 'statement line is', 'statement lines are'),
+                "' not paid by the engine ('", t('missing_in_engine_amount'), "')'"]) }}
             when amount_differs_rows > 0 then {{ dbt.concat([
-                n % 'amount_differs_rows', "' lines differ in amount ('", t('amount_differs_amount'),
+                c('amount_differs_rows', 'line differs', 'lines differ'), "' in amount ('", t('amount_differs_amount'),
                 "'), first by '", "first_differing_column"]) }}
             when q_key is not null then {{ dbt.concat([
                 "'qualification '", "q_key", "' ('", "coalesce(q_level, 'unknown')", "' level) '",
