@@ -211,9 +211,10 @@ def _parse(text: str) -> Any:
 
 
 def _files(path: Path) -> Iterator[Statement]:
-    """The statements of a folder (`*.json`) or of a JSON-lines file, read and checked."""
-    if path.is_dir():
-        for file in sorted(path.glob("*.json")):
+    """The statements of a folder (`*.json`), of one `<entity_id>.json` file or of a JSON-lines
+    file, read and checked."""
+    if path.is_dir() or path.suffix == ".json":
+        for file in sorted(path.glob("*.json")) if path.is_dir() else [path]:
             st = Statement(unquote(file.name[: -len(".json")]), file.name)
             try:
                 response = _parse(file.read_text())
@@ -236,11 +237,14 @@ def _files(path: Path) -> Iterator[Statement]:
                 st.problem("", "invalid JSON", str(exc), "one JSON object per line")
                 yield st
                 continue
-            entity = response.get("entity_id") if isinstance(response, dict) else None
-            if not isinstance(entity, str) or not entity.strip():
-                st.problem("entity_id", "missing field" if isinstance(response, dict) and "entity_id" not in response
-                           else "wrong type", _ABSENT if entity is None else entity, "the participant's entity_id (text)")
-            st.entity_id = entity if isinstance(entity, str) else ""
+            if isinstance(response, dict):  # (not an object: _read_response says so)
+                entity = response.get("entity_id")
+                if isinstance(entity, str) and entity.strip():
+                    st.entity_id = entity
+                else:
+                    st.problem("entity_id", "missing field" if "entity_id" not in response
+                               else "empty value" if isinstance(entity, str) else "wrong type",
+                               _ABSENT if "entity_id" not in response else entity, "the participant's entity_id (text)")
             _read_response(st, response)
             yield st
 
@@ -256,9 +260,9 @@ def read_statements(path: Path, skip_invalid: bool = False) -> Statements:
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError("Statements cannot be read", [Issue(str(path), "file cannot be read", show(str(exc)),
                                                             "a UTF-8 JSON-lines file")]) from None
-    if path.is_dir() and not statements:
-        raise DataError("Statements cannot be read", [Issue(str(path), "no statement files", None,
-                                                            "<entity_id>.json files")])
+    if not statements:
+        raise DataError("Statements cannot be read", [Issue(str(path), "no statements", None,
+                                                            "<entity_id>.json files, or one response per line")])
     seen: dict[str, str] = {}
     for st in statements:
         if st.entity_id and st.entity_id in seen:
