@@ -1,4 +1,4 @@
-"""The `incentives` command line: compile, validate, run, export, report."""
+"""The `incentives` command line: compile, validate, run, export, report, import-statements, reconcile."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise IncentivesError("--database FILE.duckdb is needed with the duckdb target")
     summary = run(args.programs, args.data, args.database, threads=args.threads, target=args.target,
                   wait=args.wait, skip_invalid_programs=args.skip_invalid_programs,
-                  skip_invalid_rows=args.skip_invalid_rows)
+                  skip_invalid_rows=args.skip_invalid_rows, statements=args.statements)
     print(summary.render())
     if summary.rejections:
         programs = len({index for index, _ in summary.rejected_programs})
@@ -89,6 +89,30 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     path = report(args.database, args.out)
     print(f"Report written to {path}")
+    return 0
+
+
+def cmd_import_statements(args: argparse.Namespace) -> int:
+    from .reconcile import import_statements
+
+    imported = import_statements(args.database, args.statements, args.skip_invalid_rows, args.wait,
+                                 threads=args.threads)
+    print(f"Imported {imported.participants:,} statements into {args.database} "
+          f"({', '.join(f'{t} {n:,}' for t, n in imported.counts.items())}); "
+          f"`incentives reconcile --database {args.database}` summarizes them")
+    if imported.rejected:
+        for message in imported.rejected[:20]:
+            print(f"  {message}", file=sys.stderr)
+        print(f"warning: completed with rejections: {len(imported.rejected):,} statement problem"
+              f"{'s' if len(imported.rejected) != 1 else ''} left out (table rejected_rows)", file=sys.stderr)
+        return EXIT_REJECTIONS
+    return 0
+
+
+def cmd_reconcile(args: argparse.Namespace) -> int:
+    from .reconcile import reconcile
+
+    reconcile(args.database, args.out)
     return 0
 
 
@@ -135,6 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-invalid-rows", action="store_true",
                    help="leave out the input rows with problems (listed in the summary and the table rejected_rows; "
                         "exit code 3 when any) instead of refusing the run")
+    p.add_argument("--statements", type=Path, default=None, metavar="DIR",
+                   help="the vendor's statements (a folder of <entity_id>.json, or a .jsonl file) to reconcile "
+                        "with the results (tables reconciliation_*; docs/reconciliation.md)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("export", help="write one JSON file per participant in the API's calculations-response shape")
@@ -147,6 +174,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--database", type=Path, required=True, help="DuckDB file with the results of `incentives run`")
     p.add_argument("--out", type=Path, required=True, help="the HTML file to write")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("import-statements", help="load the vendor's statements into a results file and reconcile "
+                                                 "them with the engine's rows (atomic)")
+    p.add_argument("statements", type=Path, help="a folder of <entity_id>.json (as `incentives export` writes) or a "
+                                                 ".jsonl file with entity_id beside each response")
+    p.add_argument("--database", type=Path, required=True, help="DuckDB file with the results of `incentives run`")
+    p.add_argument("--skip-invalid-rows", action="store_true",
+                   help="leave out the statements with problems (table rejected_rows; exit code 3) instead of "
+                        "refusing the import")
+    p.add_argument("--wait", type=_seconds, default=None, metavar="SECONDS",
+                   help="when a run holds the file, wait up to SECONDS for it")
+    p.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")
+    p.set_defaults(func=cmd_import_statements)
+
+    p = sub.add_parser("reconcile", help="summarize the reconciliation of the statements; write the lines that "
+                                         "differ as a CSV for a claim")
+    p.add_argument("--database", type=Path, required=True, help="DuckDB file with imported statements")
+    p.add_argument("--out", type=Path, default=None, help="CSV file for the lines that differ (claims.csv)")
+    p.set_defaults(func=cmd_reconcile)
     return parser
 
 

@@ -1,7 +1,8 @@
 """`incentives report`: one self-contained HTML page of a run's results that works offline (inline
 CSS and inline SVG, no script, no font or image from anywhere): totals per program and offer,
 qualified counts, per participant a progress bar to each stepped offer's next tier with the gap
-and the uplift, and a chart of the amount at stake by gap (table participant_opportunities).
+and the uplift, and a chart of the amount at stake by gap (table participant_opportunities); when vendor statements
+were imported, their reconciliation (compiler/reconcile.py, report_section).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Optional
 
 from .errors import IncentivesError
 from .export import RESULTS, open_results
+from .reconcile import report_section
 
 # gap buckets of the chart (upper bounds, in the gap's own unit), then "more" and "unknown"
 GAP_BUCKETS = (Decimal(100), Decimal(1000), Decimal(5000), Decimal(25000), Decimal(100000))
@@ -222,6 +224,7 @@ def render(con: Any) -> str:
                            f'<td class="num">{_number(o["gap"])}</td>'
                            f'<td class="num">{_money(o["amount_at_stake"])}</td></tr>')
             out.append("</tbody></table>")
+    out.append(report_section(con))  # the reconciliation with the vendor's statements, when imported
     out.append("</body></html>\n")
     return "\n".join(out)
 

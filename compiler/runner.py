@@ -19,7 +19,8 @@ from .targets.base import RunJob
 
 def run(programs: Path, data_dir: Path, database: Path | None, say: Say = say_to_stdout, threads: int = 1,
         unit_tests: bool = False, target: str = "duckdb", wait: float | None = None,
-        skip_invalid_programs: bool = False, skip_invalid_rows: bool = False) -> Summary:
+        skip_invalid_programs: bool = False, skip_invalid_rows: bool = False,
+        statements: Path | None = None) -> Summary:
     """Compile, load, build into a new file (DuckDB) or new schemas and replace the previous
     results on success.
 
@@ -30,8 +31,10 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = say_to
     of refusing the run.
     `target` postgres, spark or spark_thrift: the same on that profile target
     (compiler/targets/warehouse.py), which builds into fresh schemas and swaps them in;
-    `database` is not used."""
-    job = RunJob(programs, data_dir, say, threads, unit_tests, skip_invalid_programs, skip_invalid_rows)
+    `database` is not used.
+    `statements`: the vendor's statements (a folder of <entity_id>.json or a .jsonl file), loaded
+    beside the inputs and reconciled in the same build (docs/reconciliation.md)."""
+    job = RunJob(programs, data_dir, say, threads, unit_tests, skip_invalid_programs, skip_invalid_rows, statements)
     return get_target(target, database=database).run(job, wait)
 
 

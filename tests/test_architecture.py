@@ -26,9 +26,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "compiler.strategies", "compiler.program.catalogue", "compiler.rule_tables"),
     ("compiler.validation", "compiler.validation.rules", "compiler.validation.check"),
     ("compiler.compile",),
-    ("compiler.run",),
+    ("compiler.run", "compiler.statements"),
     ("compiler.targets",),
-    ("compiler.runner", "compiler.export", "compiler.report", "compiler.cli"),
+    ("compiler.runner", "compiler.export", "compiler.report", "compiler.reconcile", "compiler.cli"),
 )
 
 

@@ -5,7 +5,9 @@ the project (mf reads the project of its working directory and its target/), `db
 the marts they are defined on: potential earnings per program and per transaction month equal
 potential_earnings' (and offer_results' incentive_amount per program), the qualified count,
 potential if qualified and next-tier uplift offer_results', the amount at stake
-participant_opportunities'.
+participant_opportunities'. The vendor's statements (docs/reconciliation.md) are the example's
+export with one earning line removed, imported: the reconciliation's metrics equal
+reconciliation_offers'.
 
 Needs the extra `metrics` (dbt-metricflow; `make install` installs it)."""
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -41,6 +44,14 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     with redirect_stdout(io.StringIO()):
         assert main(["run", "--programs", str(EXAMPLES / "programs.json"), "--data", str(EXAMPLES / "data"),
                      "--database", str(database)]) == 0
+        # the reconciliation's semantic models need its tables: a statement with one line fewer
+        statements = workdir / "statements"
+        assert main(["export", "--database", str(database), "--out", str(statements)]) == 0
+        first = sorted(statements.glob("*.json"))[0]
+        response = json.loads(first.read_text())
+        response["potential_earnings"] = response["potential_earnings"][1:]
+        first.write_text(json.dumps(response))
+        assert main(["import-statements", str(statements), "--database", str(database)]) == 0
     project = workdir / "project"
     project.mkdir()
     for name in ("dbt_project.yml", "models", "macros", "seeds"):
@@ -122,3 +133,16 @@ def test_offer_metrics_by_program_equal_the_marts(example: tuple[Path, dict[str,
                sum(next_tier_uplift)
         from main.offer_results group by 1""")}
     assert len(got) == 6 and got == expected
+
+
+def test_reconciliation_metrics_by_program_equal_the_mart(example: tuple[Path, dict[str, str]]) -> None:
+    rows = _query(example, ["reconciliation_variance", "underpaid", "overpaid", "offers_differing"], ["program"])
+    got = {r["program"]: (_number(r["reconciliation_variance"]), _number(r["underpaid"]), _number(r["overpaid"]),
+                          int(r["offers_differing"])) for r in rows}
+    expected = {program: (variance, under, over, int(differing)) for program, variance, under, over, differing in _sql(
+        example, """
+        select program_key, sum(variance), sum(case when variance > 0 then variance else 0 end),
+               sum(case when variance < 0 then -variance else 0 end), sum(case when agrees then 0 else 1 end)
+        from main.reconciliation_offers group by 1""")}
+    assert len(got) == 6 and got == expected
+    assert sum(v[0] for v in got.values()) > 0 and sum(v[3] for v in got.values()) == 1

@@ -36,12 +36,19 @@ def ensure_rule_seeds(project: Path = PROJECT_DIR) -> None:
         write_failed_compile(seeds, "none (run incentives compile)")
 
 
-def run_vars(unit_tests: bool, **schemas: str) -> dict[str, Any]:
-    """The dbt vars of `incentives run`: the schemas, the run context, unit tests when asked for."""
-    return {**schemas, **RUN_CONTEXT_VARS, **({"incentives_unit_tests": True} if unit_tests else {})}
+def run_vars(unit_tests: bool, statements: bool = False, **schemas: str) -> dict[str, Any]:
+    """The dbt vars of `incentives run`: the schemas, the run context, unit tests when asked for,
+    `incentives_using_statements` when vendor statements were loaded (docs/reconciliation.md)."""
+    return {**schemas, **RUN_CONTEXT_VARS, **({"incentives_unit_tests": True} if unit_tests else {}),
+            **({"incentives_using_statements": True} if statements else {})}
 
 
-def build_selection(unit_tests: bool, rule_checks_done: bool = False) -> list[str]:
+# The reconciliation's nodes (the statements' staging, its intermediate model, its marts and their
+# tests): built only when statements were loaded (`run --statements`, `import-statements`).
+RECONCILIATION_PATHS = ("path:models/staging/incentives_statements", "path:models/reconciliation")
+
+
+def build_selection(unit_tests: bool, rule_checks_done: bool = False, statements: bool = False) -> list[str]:
     """What `incentives run` builds: every model and data test, not the seeds (the run loaded
     its own rule tables where the seeds go; their data tests still run on them), not the staging
     data tests (validate_inputs checked the same on the files), not the models' primary-key tests
@@ -50,8 +57,10 @@ def build_selection(unit_tests: bool, rule_checks_done: bool = False) -> list[st
 
     `rule_checks_done`: the run has already run the seeds' data tests on the rule tables it
     loaded (validate_data.check_rule_tables, the same tests compiled by dbt, in one query), so
-    the build leaves them out too."""
-    exclude = ["test_type:data,path:models/staging", "tag:model_key", *(["test_type:data,path:seeds"] if rule_checks_done else [])]
+    the build leaves them out too. Without `statements` the reconciliation is left out (its tables
+    appear once statements are loaded)."""
+    exclude = ["test_type:data,path:models/staging", "tag:model_key", *(["test_type:data,path:seeds"] if rule_checks_done else []),
+               *([] if statements else RECONCILIATION_PATHS)]
     return ["--select", "resource_type:model", "resource_type:test", *(["resource_type:unit_test"] if unit_tests else []),
             "--exclude", *exclude]
 

@@ -28,6 +28,7 @@ class RunJob:
     unit_tests: bool = False
     skip_invalid_programs: bool = False  # leave out the programs with problems (rejected_programs)
     skip_invalid_rows: bool = False  # leave out the input rows with problems (rejected_rows)
+    statements: Path | None = None  # the vendor's statements to reconcile (compiler/statements.py)
 
 
 class RunLock(Protocol):

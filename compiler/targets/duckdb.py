@@ -21,6 +21,7 @@ from ..run.locks import FileLock, duckdb_lock
 from ..run.progress import PhaseTimer
 from ..run.sql import sql_string
 from ..run.validate_data import check_rule_tables, compile_rule_checks
+from ..statements import with_statements
 from ..run.record import (REJECTED_TABLES, RESULT_TABLES, RUNS_COLUMNS, RunInputs, Summary, rejected_tables_sql,
                                run_context_sql, stage_rejected_programs, summarize_with)
 from .base import RunJob, Target
@@ -65,7 +66,8 @@ class DuckDBTarget(Target):
             say(f"Loading {data_dir}")
             (counts, inputs, run_id), rejected = compile_alongside(
                 programs, rules_dir, say, phase, "load",
-                lambda: _load_building(building, programs, data_dir, started_at, skip_invalid_rows, unit_tests),
+                lambda: _load_building(building, programs, data_dir, started_at, skip_invalid_rows, unit_tests,
+                                       job.statements),
                 skip_invalid_programs)
             say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
             say(f"  run id {run_id}")
@@ -78,7 +80,9 @@ class DuckDBTarget(Target):
                 con.close()
             phase("rules")
             say("Building (dbt build)")
-            args = ["build", "--vars", json.dumps(run_vars(unit_tests)), *build_selection(unit_tests, rule_checks_done=True)]
+            statements = job.statements is not None
+            args = ["build", "--vars", json.dumps(run_vars(unit_tests, statements)),
+                    *build_selection(unit_tests, rule_checks_done=True, statements=statements)]
             run_dbt(args, building, say, threads)
             phase("build")
             record_run(building, database, run_id, started_at, inputs, counts, threads, rejected)
@@ -133,12 +137,15 @@ def _remove_building(building: Path) -> None:
 
 
 def _load_building(building: Path, programs: Path, data_dir: Path, started_at: dt.datetime,
-                   skip_invalid_rows: bool = False, unit_tests: bool = False) -> tuple[dict[str, int], RunInputs, str]:
-    """Load and validate the input files into the new database file and give it the run's id:
-    the row counts, the inputs' hashes and the run id."""
+                   skip_invalid_rows: bool = False, unit_tests: bool = False,
+                   statements: Path | None = None) -> tuple[dict[str, int], RunInputs, str]:
+    """Load and validate the input files (and the statements, if any) into the new database file
+    and give it the run's id: the row counts, the inputs' hashes and the run id."""
     con = duckdb.connect(str(building))
     try:
-        counts, sources = load_and_validate(con, data_dir, skip_invalid_rows, building.name, run_vars(unit_tests))
+        counts, sources = with_statements(
+            con, statements, skip_invalid_rows,
+            lambda: load_and_validate(con, data_dir, skip_invalid_rows, building.name, run_vars(unit_tests)))
         inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
         run_id = inputs.run_id(started_at)
         con.execute(run_context_sql(run_id))

@@ -43,8 +43,9 @@ from ..run.load import compile_alongside, load_and_validate, load_rule_tables
 from ..run.progress import PhaseTimer
 from ..run.record import (REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
                                rejected_tables_sql, run_context_sql, stage_rejected_programs, summarize_with)
-from . import TARGETS, target_class
-from .base import RunJob, Target
+from ..statements import with_statements
+from . import TARGETS, get_target, target_class
+from .base import RunJob, RunLock, Target
 
 PROFILE_NAME = "incentives"
 
@@ -175,7 +176,9 @@ class WarehouseTarget(Target):
             say(f"Loading {data_dir} (validated in DuckDB)")
             (counts, sources), rejected = compile_alongside(
                 programs, rules_dir, say, phase, "validate",
-                lambda: load_and_validate(scratch, data_dir, skip_invalid_rows), skip_invalid_programs)
+                lambda: with_statements(scratch, job.statements, skip_invalid_rows,
+                                        lambda: load_and_validate(scratch, data_dir, skip_invalid_rows)),
+                skip_invalid_programs)
             stage_rejected_programs(scratch, rejected)
             rule_names = load_rule_csvs(scratch, rules_dir)
             phase("read rules")
@@ -200,9 +203,12 @@ class WarehouseTarget(Target):
             say(f"  run id {run_id}")
             say(f"Building (dbt build --target {target}) into {building}")
             # the same vars on every run (the run id is in run_context), so dbt reuses its partial parse
-            dbt_vars = run_vars(unit_tests, incentives_build_schema=building, incentives_input_schema=building + "_raw")
+            statements = job.statements is not None
+            dbt_vars = run_vars(unit_tests, statements, incentives_build_schema=building,
+                                incentives_input_schema=building + "_raw")
             # the rule tables are where dbt's seeds go (<build schema>_rules): the seeds are left out
-            args = ["build", "--target", target, "--vars", json.dumps(dbt_vars), *build_selection(unit_tests)]
+            args = ["build", "--target", target, "--vars", json.dumps(dbt_vars),
+                    *build_selection(unit_tests, statements=statements)]
             run_dbt(args, None, say, threads)
             phase("build")
 
