@@ -24,6 +24,7 @@ import pytest
 import duckdb
 
 from compiler.targets import postgres as postgres_target
+from compiler.targets import warehouse as warehouse_target
 from compiler.cli import main
 from compiler.errors import RunError
 from compiler.run.build import PROJECT_DIR, run_dbt
@@ -108,7 +109,7 @@ def test_failed_build_keeps_previous_results(engine: str, duckdb_example: tuple,
     def failing_build(args: list[str], database: Any, say: Any, threads: int = 1) -> None:
         raise RunError("dbt build failed; the previous results are unchanged:\n  - model x: boom")
 
-    monkeypatch.setattr(engines, "run_dbt", failing_build)
+    monkeypatch.setattr(warehouse_target, "run_dbt", failing_build)
     code = main(["run", "--target", engine, "--programs", str(EXAMPLES / "programs.json"),
                  "--data", str(EXAMPLES / "data")])
     assert code == 1

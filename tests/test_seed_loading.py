@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from compiler.run.build import PROJECT_DIR
-from compiler.targets import warehouse as engines
+from compiler.targets.warehouse import connect, target_settings
 from tests.harness import engine_params
 from tests.test_dbt_package import invoke_dbt
 
@@ -68,9 +68,9 @@ def _project(root: Path, with_loader: bool) -> Path:
 @pytest.mark.parametrize("engine", engine_params(("postgres",)))
 def test_postgres_seeds_load_as_with_dbt_postgres_loader(engine: str, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    base = engines.target_settings(engine)["schema"]
+    base = target_settings(engine)["schema"]
     schemas = {True: f"{base}_seedfast", False: f"{base}_seeddefault"}
-    warehouse = engines.connect(engine)
+    warehouse = connect(engine)
     try:
         for with_loader, schema in schemas.items():
             project = _project(tmp_path, with_loader)

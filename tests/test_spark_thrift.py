@@ -22,13 +22,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from compiler.targets import warehouse as engines
+from compiler.targets import warehouse as warehouse_target
+from compiler.targets.warehouse import SCHEMA_SUFFIXES, connect, target_settings
 from compiler.targets.spark_thrift import SparkThrift
 from compiler.cli import main
 from compiler.run.build import PROJECT_DIR
 from compiler.run.load import load_inputs
 from tests import test_differential
-from tests.harness import ENGINES
+from tests.harness import ENGINES, read_tables
 from tests.test_engines import EXAMPLES, TABLES, _rows, duckdb_example  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.skipif("spark_thrift" not in ENGINES, reason="spark_thrift is not in INCENTIVES_ENGINES")
@@ -39,7 +40,7 @@ test_spark_thrift_agrees_with_duckdb_and_oracle = test_differential._engines_agr
 
 
 def _schema() -> str:
-    return str(engines.target_settings(ENGINE)["schema"])
+    return str(target_settings(ENGINE)["schema"])
 
 
 def test_failed_build_on_the_server_keeps_previous_results(duckdb_example: tuple, monkeypatch: pytest.MonkeyPatch,
@@ -49,16 +50,16 @@ def test_failed_build_on_the_server_keeps_previous_results(duckdb_example: tuple
     if not _has_results():
         assert main(["run", "--target", ENGINE, "--programs", str(EXAMPLES / "programs.json"),
                      "--data", str(EXAMPLES / "data")]) == 0
-    before = engines.read_tables(ENGINE, TABLES)
+    before = read_tables(ENGINE, TABLES)
     capsys.readouterr()
-    original = engines.load_rule_csvs
+    original = warehouse_target.load_rule_csvs
 
     def damaged(scratch: duckdb.DuckDBPyConnection, rules_dir: Path, schema: str = "rules") -> list[str]:
         names = original(scratch, rules_dir, schema)
         scratch.execute(f"update {schema}.incentives__standard_rates set rate = 'three percent'")
         return names
 
-    monkeypatch.setattr(engines, "load_rule_csvs", damaged)
+    monkeypatch.setattr(warehouse_target, "load_rule_csvs", damaged)
     code = main(["run", "--target", ENGINE, "--programs", str(EXAMPLES / "programs.json"),
                  "--data", str(EXAMPLES / "data")])
     err = capsys.readouterr().err
@@ -66,17 +67,17 @@ def test_failed_build_on_the_server_keeps_previous_results(duckdb_example: tuple
     assert "dbt build failed; the previous results are unchanged" in err
     assert "three percent" in err and "Traceback" not in err
     monkeypatch.undo()
-    assert _rows(engines.read_tables(ENGINE, TABLES)) == _rows(before)
-    warehouse = engines.connect(ENGINE)
+    assert _rows(read_tables(ENGINE, TABLES)) == _rows(before)
+    warehouse = connect(ENGINE)
     try:
-        assert not any(warehouse.schema_exists(f"{_schema()}__building{x}") for x in engines.SCHEMA_SUFFIXES)
+        assert not any(warehouse.schema_exists(f"{_schema()}__building{x}") for x in SCHEMA_SUFFIXES)
     finally:
         warehouse.close()
 
 
 def _has_results() -> bool:
     try:
-        return bool(engines.read_tables(ENGINE, ("offer_results",))["offer_results"])
+        return bool(read_tables(ENGINE, ("offer_results",))["offer_results"])
     except Exception:  # no results table yet
         return False
 
@@ -98,7 +99,7 @@ def test_compile_then_dbt_build_alone_on_tables_created_through_the_server(
     run on its own as a person would, loads them and builds the results, identical to DuckDB's."""
     schema = _schema()
     own, staging, manual = f"{schema}_own", f"{schema}_own_load", f"{schema}_manual"
-    warehouse = engines.connect(ENGINE)
+    warehouse = connect(ENGINE)
     try:
         for name in (own, staging, manual, f"{manual}_internal"):
             warehouse.drop_schema(name)
@@ -108,7 +109,7 @@ def test_compile_then_dbt_build_alone_on_tables_created_through_the_server(
         counts, _ = load_inputs(scratch, EXAMPLES / "data")
         for name in counts:
             warehouse.copy_from_duckdb(scratch, f"raw.{name}", staging, name)
-            columns = TYPED.get(name) or ", ".join(c for c in engines._text_columns(scratch, f"raw.{name}") if c != "_row")
+            columns = TYPED.get(name) or ", ".join(c for c in warehouse_target._text_columns(scratch, f"raw.{name}") if c != "_row")
             warehouse.execute(f"create table {own}.{name} using parquet as select {columns} from {staging}.{name}")
         scratch.close()
         warehouse.drop_schema(staging)
@@ -139,7 +140,7 @@ def test_values_copy_keeps_text_exactly() -> None:
     scratch = duckdb.connect()
     scratch.execute("create table t as select row_number() over () as _row, v from unnest(?::varchar[]) as u(v)",
                     [texts])
-    warehouse = engines.connect(ENGINE)
+    warehouse = connect(ENGINE)
     assert isinstance(warehouse, SparkThrift)
     warehouse.shared_dir = None
     try:

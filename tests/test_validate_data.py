@@ -102,7 +102,9 @@ def test_header_only_files(tmp_path: Path) -> None:
 def test_the_cli_runs_every_data_test_on_the_sources() -> None:
     """One definition: the input checks of `incentives run` are the data tests declared on the
     sources (as dbt compiles them), each with the words of its message; the staging models' own
-    tests are not among them."""
+    tests are not among them. The vendor's statements are not among these inputs: the CLI reads
+    them from JSON and checks each field where it reads it, located by file and JSON path
+    (compiler/statements.py); their source's tests serve `dbt build` alone."""
     import yaml
 
     from compiler.run.build import PROJECT_DIR, run_vars
@@ -110,6 +112,8 @@ def test_the_cli_runs_every_data_test_on_the_sources() -> None:
 
     declared = set()
     for path in sorted((PROJECT_DIR / "models" / "staging").glob("*/_*.yml")):
+        if path.parent.name == "incentives_statements":
+            continue
         for source in yaml.safe_load(path.read_text()).get("sources", []):
             for table in source["tables"]:
                 for column in table.get("columns", []):

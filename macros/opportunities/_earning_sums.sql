@@ -32,7 +32,7 @@ earning_sums_rows as (
         next_tier.next_tier_rate as rate,
         earning_rows.incentivized_quantity as quantity,
         earning_rows.incentivized_amount as value
-    from {{ earning_rows }} as earning_rows
+    from (select * from {{ earning_rows }}) as earning_rows  -- a subquery: a ref rendered with its own alias (--empty) takes no second one
     left join earning_sums_next_tier as next_tier
         on next_tier.entity_id = earning_rows.entity_id
         and next_tier.offer_key = earning_rows.offer_key

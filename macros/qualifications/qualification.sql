@@ -50,13 +50,15 @@
 
 {#- _qualifications_of_measure(evaluations, qualifications, measure): one row per participant x
     qualification of the measure's types (`types_of_measure`) of a program it is evaluated for
-    (`evaluations`), with the qualification's columns: the rows a measure's model measures. -#}
+    (`evaluations`), with the qualification's columns: the rows a measure's model measures. Each
+    relation is read in a subquery of its own: a ref that dbt renders as an aliased subquery
+    (`--empty`, the unit tests' and contracts' builds) takes no second alias. -#}
 {% macro _qualifications_of_measure(evaluations, qualifications, measure) -%}
 select
     evaluations.entity_id,
     qualifications.*
-from {{ evaluations }} as evaluations
-inner join {{ qualifications }} as qualifications on qualifications.program_key = evaluations.program_key
+from (select * from {{ evaluations }}) as evaluations
+inner join (select * from {{ qualifications }}) as qualifications on qualifications.program_key = evaluations.program_key
 where qualifications.qualification_type in ({{ incentives.types_of_measure(measure) }})
 {%- endmacro %}
 
