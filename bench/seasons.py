@@ -46,7 +46,8 @@ import random
 from pathlib import Path
 
 from generate import (INCENTIVE_PERIOD, PRIOR_YEAR_PERIOD, PURCHASE, PURCHASE_MONTHS, SALE, SALE_MONTHS,
-                      Manufacturer, Sku, month_case, nice, period, random_column, write_csv)
+                      Manufacturer, Sku, month_case, nice, period, random_column, transaction_rows_sql,
+                      write_csv)
 
 N_MANUFACTURERS = 20
 BRANDS_PER_MANUFACTURER = 50
@@ -411,34 +412,7 @@ def generate_data(con, tmp: Path, data: Path, rng: random.Random, mfrs: list[Man
                 left join carry c
                     on c.e = em.e and c.j = em.j
                    and c.k = floor(em.n_carry * pow((t.h_sku % 1000003) / 1000003.0, 1.6))::bigint
-            ), typed as (
-                select p.*, s.sku_key, s.uom, s.price, s.pack, s.per_acre,
-                       case when u_type < s.grower then '{SALE}' else '{PURCHASE}' end as transaction_type,
-                       case when u_season < p.g / (1 + p.g) then date '2025-09-01' else date '2024-09-01' end
-                           as season_start,
-                       case when u_return < {RETURN_RATE} then -1 else 1 end as sign
-                from picked p join skus s using (sku_idx)
-            ), dated as (
-                select *,
-                       (season_start + to_months(
-                           case when transaction_type = '{SALE}' then {sale_month} else {purchase_month} end
-                       ))::date as month_start,
-                       greatest(pack, round((10 + 390 * u_acres * u_acres) * per_acre / pack) * pack) as qty
-                from typed
-            )
-            select
-                'tx' || lpad(i::varchar, 10, '0') as transaction_id,
-                'ent' || lpad(e::varchar, 6, '0') as entity_id,
-                transaction_type,
-                (month_start + (h_day % day(last_day(month_start)))::integer)::date as transaction_date,
-                sku_key,
-                (sign * round(qty, 2))::decimal(18, 2) as quantity,
-                uom as uom_key,
-                (sign * round(round(qty, 2) * price * (0.96 + 0.08 * u_price)
-                              * case when transaction_type = '{SALE}' then 1.12 else 1 end, 2))::decimal(18, 2)
-                    as amount
-            from dated
-            order by i
+            ), {transaction_rows_sql(sale_month, purchase_month, RETURN_RATE)}
         ) to '{data}/transactions.parquet' (format parquet, compression zstd)
     """)
     q(f"""copy (select sku_key, brand_key from skus order by sku_key)
