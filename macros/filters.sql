@@ -28,3 +28,21 @@
         {%- endif %}
 {%- endfor %}
 {%- endmacro %}
+
+{#- _program_filters(qualifications, offers, earning=false): the CTE body of the (program_key,
+    filter_id) pairs of every filter a program reads: its qualifications' filters (numerator and
+    denominator of the ratio types), its stepped offers' threshold filters and, with `earning`,
+    their earning filters. -#}
+{% macro _program_filters(qualifications, offers, earning=false) -%}
+    select program_key, filter_id from {{ qualifications }} where filter_id is not null
+    union
+    select program_key, numerator_filter_id from {{ qualifications }} where numerator_filter_id is not null
+    union
+    select program_key, denominator_filter_id from {{ qualifications }} where denominator_filter_id is not null
+    union
+    select program_key, threshold_filter_id from {{ offers }} where threshold_filter_id is not null
+    {%- if earning %}
+    union
+    select program_key, earning_filter_id from {{ offers }} where earning_filter_id is not null
+    {%- endif %}
+{%- endmacro %}

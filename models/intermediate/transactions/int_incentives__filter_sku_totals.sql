@@ -55,13 +55,7 @@ enrollment_mode as (
 ),
 
 program_filters as (
-    select program_key, filter_id from qualifications where filter_id is not null
-    union
-    select program_key, numerator_filter_id from qualifications where numerator_filter_id is not null
-    union
-    select program_key, denominator_filter_id from qualifications where denominator_filter_id is not null
-    union
-    select program_key, threshold_filter_id from offers where threshold_filter_id is not null
+    {{ incentives._program_filters('qualifications', 'offers') }}
 ),
 
 evaluated_filters as (

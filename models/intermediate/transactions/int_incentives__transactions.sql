@@ -1,8 +1,15 @@
--- Transactions with their value (quantity x program price on the date, else amount) and the
--- time bucket their date falls in. Prices and buckets are resolved once per distinct date (and
--- SKU), so the transactions only meet small tables in equality joins.
-with transactions as (
+-- The transactions some rule can read (int_incentives__transaction_scope: a participant's
+-- transactions of the SKUs its programs name), with their value (quantity x program price on
+-- the date, else amount) and the time bucket their date falls in. The others (other
+-- manufacturers' SKUs, transactions without a participant) cost one scan and are not written.
+-- Prices and buckets are resolved once per distinct date (and SKU), so the transactions only
+-- meet small tables in equality joins.
+with all_transactions as (
     select * from {{ ref('incentives', 'stg_incentives__transactions') }}
+),
+
+scope as (
+    select * from {{ ref('incentives', 'int_incentives__transaction_scope') }}
 ),
 
 prices as (
@@ -43,6 +50,39 @@ candidate_prices as (
 
 day_prices as (
     select sku_key, transaction_date, price from candidate_prices where price_rank = 1
+),
+
+scope_pairs as (
+    select entity_id, sku_key from scope where entity_id is not null and sku_key is not null
+),
+
+scope_participants as (
+    select distinct entity_id from scope where entity_id is not null and sku_key is null
+),
+
+scope_skus as (
+    select distinct sku_key from scope where entity_id is null and sku_key is not null
+),
+
+scope_everything as (
+    select count(*) > 0 as everything from scope where entity_id is null and sku_key is null
+),
+
+transactions as (
+    -- left joins to the scopes (each one row per key at most), then one filter
+    select all_transactions.*
+    from all_transactions
+    cross join scope_everything
+    left join scope_pairs
+        on scope_pairs.entity_id = all_transactions.entity_id
+        and scope_pairs.sku_key = all_transactions.sku_key
+    left join scope_participants on scope_participants.entity_id = all_transactions.entity_id
+    left join scope_skus on scope_skus.sku_key = all_transactions.sku_key
+    where all_transactions.entity_id is not null
+        and (scope_everything.everything
+            or scope_pairs.entity_id is not null
+            or scope_participants.entity_id is not null
+            or scope_skus.sku_key is not null)
 ),
 
 final as (
