@@ -154,3 +154,16 @@ def _drop_thrift_databases(prefix: str) -> None:
                 warehouse.drop_schema(name)
     finally:
         warehouse.close()
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own Ctrl-C handler (KeyboardInterrupt) for a test that sends this process SIGINT.
+
+    A process started in the background by a shell without job control inherits SIGINT ignored,
+    and Python then installs no handler of its own: such a test's os.kill would do nothing."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -125,7 +125,7 @@ def test_failed_build_keeps_previous_results(engine: str, duckdb_example: tuple,
 
 
 @pytest.mark.skipif("postgres" not in ENGINES, reason="postgres is not in INCENTIVES_ENGINES")
-def test_ctrl_c_while_copying_into_postgres_is_an_interruption(duckdb_example: tuple, monkeypatch: pytest.MonkeyPatch,
+def test_ctrl_c_while_copying_into_postgres_is_an_interruption(duckdb_example: tuple, python_sigint: None, monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     # psycopg2 turns a KeyboardInterrupt raised while it reads a COPY's file into QueryCanceled
     before = read_tables("postgres", ("offer_results",))["offer_results"]

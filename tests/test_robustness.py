@@ -94,7 +94,7 @@ def test_ctrl_c_during_build_keeps_previous_results(tmp_path: Path, built: Path)
     assert sorted(p.name for p in built.parent.iterdir()) == ["results.duckdb", "variant.json"]
 
 
-def test_ctrl_c_during_a_duckdb_query_is_an_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_ctrl_c_during_a_duckdb_query_is_an_interruption(tmp_path: Path, python_sigint: None, monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     # DuckDB's Python client answers Ctrl-C during a query (loading the files) with an error of the
     # query, not a KeyboardInterrupt: it is still reported as an interruption, not an internal error
