@@ -48,3 +48,10 @@
     {%- endif -%}
 {%- endif -%}
 {%- endmacro %}
+
+{#- using_scenarios(): whether what-if scenarios are evaluated: either scenario input is on
+    (`incentives_using_scenarios`, `incentives_using_scenario_properties`, both default false; new
+    vars, without a former name). Off, the models' SQL is what it was before scenarios. -#}
+{% macro using_scenarios() -%}
+{{- return(var('incentives_using_scenarios', false) or var('incentives_using_scenario_properties', false)) -}}
+{%- endmacro %}

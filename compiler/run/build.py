@@ -36,11 +36,27 @@ def ensure_rule_seeds(project: Path = PROJECT_DIR) -> None:
         write_failed_compile(seeds, "none (run incentives compile)")
 
 
-def run_vars(unit_tests: bool, statements: bool = False, **schemas: str) -> dict[str, Any]:
+# The optional inputs the package leaves off unless a var switches them on (a team's project
+# without them builds as before): `incentives run` switches each on when its file is in --data.
+SWITCHED_INPUTS: dict[str, str] = {"scenarios": "incentives_using_scenarios",
+                                   "scenario_properties": "incentives_using_scenario_properties"}
+
+
+def switched_inputs(data_dir: Path | None) -> dict[str, bool]:
+    """The vars of SWITCHED_INPUTS whose file (DIR/<input>.csv or .parquet) is in `data_dir`, true;
+    the others are left unset (off), so a run without them passes the vars it passed before."""
+    if data_dir is None:
+        return {}
+    return {var: True for name, var in SWITCHED_INPUTS.items()
+            if any((data_dir / f"{name}{suffix}").exists() for suffix in (".parquet", ".csv"))}
+
+
+def run_vars(unit_tests: bool, statements: bool = False, data_dir: Path | None = None, **schemas: str) -> dict[str, Any]:
     """The dbt vars of `incentives run`: the schemas, the run context, unit tests when asked for,
-    `incentives_using_statements` when vendor statements were loaded (docs/reconciliation.md)."""
+    `incentives_using_statements` when vendor statements were loaded (docs/reconciliation.md), the
+    switched inputs found in `data_dir` (SWITCHED_INPUTS: the what-if scenarios, docs/scenarios.md)."""
     return {**schemas, **RUN_CONTEXT_VARS, **({"incentives_unit_tests": True} if unit_tests else {}),
-            **({"incentives_using_statements": True} if statements else {})}
+            **({"incentives_using_statements": True} if statements else {}), **switched_inputs(data_dir)}
 
 
 # The reconciliation's nodes (the statements' staging, its intermediate model, its marts and their

@@ -26,6 +26,10 @@ INPUT_COLUMNS: dict[str, tuple[str, ...]] = {
     "waivers": ("program_key", "qualification_key", "offer_key", "entity_id"),
     "prices": ("sku_key", "price", "start_date", "end_date"),
     "enrollments": ("entity_id", "program_key"),
+    # the what-if scenarios (docs/scenarios.md), optional: their vars are on when their file is there
+    "scenarios": ("scenario_id", "entity_id", "transaction_id", "transaction_type", "transaction_date", "sku_key",
+                  "quantity", "uom_key", "amount"),
+    "scenario_properties": ("scenario_id", "level", "entity_id", "key", "value"),
 }
 
 REQUIRED_INPUTS = ("transactions", "products")

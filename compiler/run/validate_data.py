@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -43,9 +44,10 @@ WORDS: dict[str, tuple[str, str]] = {
     "is_date": ("not a date", "an ISO date like 2026-03-01"),
     "accepted_text": ("unknown {column}", "one of {values}"),
     "unique_text": ("duplicate {column}", "each {column} once"),
+    "absent_from": ("{column} already used elsewhere", "a {column} not found there"),
 }
 # the order the checks are reported in, within a table (then by column)
-TEST_ORDER = ("not_empty", "is_number", "is_date", "accepted_text", "unique_text", "one_value_per_key",
+TEST_ORDER = ("not_empty", "is_number", "is_date", "accepted_text", "unique_text", "absent_from", "one_value_per_key",
               "required_when", "ends_after_start")
 
 
@@ -189,12 +191,23 @@ def _dbt_compile_checks(project: Path, database: str,
             continue
         if node.test_metadata is None:
             continue
-        (_, table), = node.sources
         test, kwargs = node.test_metadata.name, node.test_metadata.kwargs
+        table = _tested_table(node.sources, kwargs)
         column = node.column_name or kwargs.get("column_name")
         problem, expected = _words(test, column, kwargs, node.config.meta or {})
         checks.append(InputCheck(node.name, test, table, column, node.compiled_code, problem, expected))
     return checks, sorted(rule_checks, key=lambda c: c.name)
+
+
+def _tested_table(sources: list[list[str]], kwargs: dict[str, Any]) -> str:
+    """The source table a test is on: its only source, or (a test that reads a second source, such
+    as absent_from) the one its `model` argument names."""
+    if len(sources) == 1:
+        return sources[0][1]
+    match = re.search(r"source\(\s*['\"][^'\"]+['\"]\s*,\s*['\"]([^'\"]+)['\"]\s*\)", str(kwargs.get("model", "")))
+    if match is None:
+        raise RunError(f"cannot tell which input a check is on: sources {sources}, model {kwargs.get('model')!r}")
+    return match.group(1)
 
 
 def check_rule_tables(con: Any, checks: list[RuleCheck]) -> list[str]:

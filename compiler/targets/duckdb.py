@@ -74,14 +74,14 @@ class DuckDBTarget(Target):
             con = duckdb.connect(str(building))
             try:  # the rule tables where dbt's seeds go, and the seeds' data tests on them (the build leaves both out)
                 load_rule_tables(con, rules_dir, "main" + RULES_SCHEMA_SUFFIX)
-                for warning in check_rule_tables(con, compile_rule_checks(building.name, run_vars(unit_tests))):
+                for warning in check_rule_tables(con, compile_rule_checks(building.name, run_vars(unit_tests, data_dir=data_dir))):
                     say(f"  warning: {warning}")
             finally:
                 con.close()
             phase("rules")
             say("Building (dbt build)")
             statements = job.statements is not None
-            args = ["build", "--vars", json.dumps(run_vars(unit_tests, statements)),
+            args = ["build", "--vars", json.dumps(run_vars(unit_tests, statements, data_dir)),
                     *build_selection(unit_tests, rule_checks_done=True, statements=statements)]
             run_dbt(args, building, say, threads)
             phase("build")
@@ -145,7 +145,7 @@ def _load_building(building: Path, programs: Path, data_dir: Path, started_at: d
     try:
         counts, sources = with_statements(
             con, statements, skip_invalid_rows,
-            lambda: load_and_validate(con, data_dir, skip_invalid_rows, building.name, run_vars(unit_tests)))
+            lambda: load_and_validate(con, data_dir, skip_invalid_rows, building.name, run_vars(unit_tests, data_dir=data_dir)))
         inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
         run_id = inputs.run_id(started_at)
         con.execute(run_context_sql(run_id))

@@ -152,3 +152,11 @@ select v from (select v, lag(v) over (order by v) as previous from (select {{ te
  when not {{ incentives._not_a_date(incentives._input_text(column_name)) }}
  then cast({{ incentives._input_text(column_name) }} as date) end)
 {%- endmacro %}
+
+{#- absent_from: every row whose trimmed value is also a value of `field` in `to` (a scenario's
+    transaction_id that an actual transaction has). -#}
+{% test absent_from(model, column_name, to, field) %}
+{%- set text = incentives._input_text(column_name) -%}
+{{ incentives._failing_rows(model, column_name,
+     text ~ ' in (select ' ~ incentives._input_text(field) ~ ' from ' ~ to ~ ')') }}
+{% endtest %}

@@ -8,6 +8,8 @@ with pairs as (
     -- every evaluated pair with its qualifiers, tiers, overlap, blocking keys and the sums of the
     -- earning rows potential_earnings does not hold
     select * from {{ ref('incentives', 'int_incentives__offer_opportunities') }}
+    -- an actual participant's pairs (a scenario participant's are scenario_results')
+    where {{ incentives._actual_participant('entity_id', ref('incentives', 'int_incentives__scenario_participants')) }}
 ),
 
 earned as (

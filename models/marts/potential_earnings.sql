@@ -34,6 +34,8 @@ final as (
         incentive_effective_rate,
         {{ incentives.run_id() }} as run_id
     from earnings
+    -- an actual participant's rows (a scenario participant's are scenario_earnings')
+    where {{ incentives._actual_participant('entity_id', ref('incentives', 'int_incentives__scenario_participants')) }}
 )
 
 {%- set passthrough = incentives.transaction_passthrough_columns() %}

@@ -30,7 +30,9 @@ final as (
     left join offers
         on status.qualification_level = 'program'
         and offers.program_key = status.program_key
-    where status.qualification_level = 'offer' or offers.offer_key is not null
+    where (status.qualification_level = 'offer' or offers.offer_key is not null)
+        -- an actual participant's rows (docs/scenarios.md)
+        and {{ incentives._actual_participant('status.entity_id', ref('incentives', 'int_incentives__scenario_participants')) }}
 )
 
 select * from final

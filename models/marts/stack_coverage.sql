@@ -16,6 +16,8 @@ final as (
         overlap,
         {{ incentives.run_id() }} as run_id
     from stack_coverage
+    -- an actual participant's rows (docs/scenarios.md)
+    where {{ incentives._actual_participant('entity_id', ref('incentives', 'int_incentives__scenario_participants')) }}
 )
 
 select * from final

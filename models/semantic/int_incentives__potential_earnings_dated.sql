@@ -7,7 +7,7 @@ with earnings as (
 ),
 
 transactions as (
-    select transaction_id, transaction_date from {{ ref('incentives', 'int_incentives__transactions') }}
+    select entity_id, transaction_id, transaction_date from {{ ref('incentives', 'int_incentives__transactions') }}
 ),
 
 final as (
@@ -15,7 +15,9 @@ final as (
         earnings.*,
         transactions.transaction_date
     from earnings
-    inner join transactions on transactions.transaction_id = earnings.transaction_id
+    inner join transactions
+        on transactions.entity_id = earnings.entity_id
+        and transactions.transaction_id = earnings.transaction_id
 )
 
 select * from final

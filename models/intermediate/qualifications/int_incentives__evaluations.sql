@@ -1,11 +1,11 @@
 -- Every participant x program pair to evaluate: all pairs, or only enrolled ones when
 -- enrollments has rows.
 with transactions as (
-    select * from {{ ref('incentives', 'stg_incentives__transactions') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluated_transactions') }}
 ),
 
 properties as (
-    select * from {{ ref('incentives', 'stg_incentives__properties') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluated_properties') }}
 ),
 
 offers as (
@@ -13,7 +13,7 @@ offers as (
 ),
 
 enrollments as (
-    select * from {{ ref('incentives', 'stg_incentives__enrollments') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluated_enrollments') }}
 ),
 
 participants as (

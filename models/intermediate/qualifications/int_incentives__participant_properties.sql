@@ -2,7 +2,7 @@
 -- request row and its entity row (the request defaults, empty entity_id, are
 -- int_incentives__request_default_properties).
 with properties as (
-    select * from {{ ref('incentives', 'stg_incentives__properties') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluated_properties') }}
 ),
 
 by_row as (

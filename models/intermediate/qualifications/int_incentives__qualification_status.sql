@@ -10,7 +10,7 @@ with measures as (
 ),
 
 waivers as (
-    select * from {{ ref('incentives', 'stg_incentives__waivers') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluated_waivers') }}
 ),
 
 -- the waivers are split by whom they name and made distinct, so each measure row probes two small

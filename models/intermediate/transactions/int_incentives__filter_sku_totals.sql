@@ -24,7 +24,7 @@ evaluations as (
 ),
 
 enrollments as (
-    select * from {{ ref('incentives', 'stg_incentives__enrollments') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluated_enrollments') }}
 ),
 
 qualifications as (

@@ -13,7 +13,7 @@ with evaluations as (
 ),
 
 enrollments as (
-    select * from {{ ref('incentives', 'stg_incentives__enrollments') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluated_enrollments') }}
 ),
 
 program_skus as (

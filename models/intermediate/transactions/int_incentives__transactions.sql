@@ -5,7 +5,7 @@
 -- Prices and buckets are resolved once per distinct date (and SKU), so the transactions only
 -- meet small tables in equality joins.
 with all_transactions as (
-    select * from {{ ref('incentives', 'stg_incentives__transactions') }}
+    select * from {{ ref('incentives', 'int_incentives__evaluated_transactions') }}
 ),
 
 scope as (
@@ -22,7 +22,7 @@ buckets as (
 
 transaction_dates as (
     -- from the model itself, not the CTE above: a CTE read twice is materialized (10M rows)
-    select distinct transaction_date from {{ ref('incentives', 'stg_incentives__transactions') }} where transaction_date is not null
+    select distinct transaction_date from {{ ref('incentives', 'int_incentives__evaluated_transactions') }} where transaction_date is not null
 ),
 
 date_buckets as (
