@@ -71,7 +71,7 @@ def test_unique_key_tests_find_duplicates(built_example: Path) -> None:
                  "--vars", json.dumps({})], database, say=lines.append)
     status = {m["name"].split("_")[2]: m["status"] for m in map(NODE_LINE.match, lines) if m}
     assert status == {"potential": "fail", "offer": "fail", "stack": "pass", "qualification": "pass",
-                      "participant": "pass"}, lines
+                      "participant": "pass", "scenario": "pass"}, lines
     assert "Got 1 result" in str(failed.value)
     # each failed test is named once in the error message, followed by what its failing rows mean
     # and the rows (the duplicated key); they are not among the progress lines

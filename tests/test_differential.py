@@ -43,7 +43,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from .harness import ENGINES, SQL_ENGINES, engine_params, normalized, run_engine, strip_to_semantics
-from .oracle.evaluator import evaluate
+from .oracle.evaluator import evaluate, evaluate_scenarios
 
 MAX_EXAMPLES = int(os.environ.get("INCENTIVES_DIFF_EXAMPLES", "8"))
 ENGINE_EXAMPLES = {"postgres": int(os.environ.get("INCENTIVES_DIFF_EXAMPLES_POSTGRES", "8")),
@@ -841,7 +841,10 @@ def add_ties(r: Gen, catalogue: dict[str, Any], tables: dict[str, list[dict[str,
 # --------------------------------------------------------------------------- comparison
 
 RESULTS = ("qualification_results", "potential_earnings", "offer_results")
+SCENARIO_RESULTS = ("scenario_results", "scenario_earnings")
 NATURAL_KEYS = {
+    "scenario_results": ("scenario_id", "entity_id", "offer_key"),
+    "scenario_earnings": ("scenario_id", "entity_id", "offer_key", "incentive_rate_key", "transaction_id"),
     "qualification_results": ("entity_id", "program_key", "offer_key", "qualification_key", "qualification_level"),
     "potential_earnings": ("entity_id", "program_key", "offer_key", "incentive_rate_key", "transaction_id"),
     "offer_results": ("entity_id", "program_key", "offer_key"),
@@ -1055,3 +1058,68 @@ def _engines_agree(engine: str) -> Callable[..., None]:
 
 test_postgres_agrees_with_duckdb_and_oracle = _engines_agree("postgres")
 test_spark_agrees_with_duckdb_and_oracle = _engines_agree("spark")
+
+
+# --------------------------------------------------------------------------- what-if scenarios
+
+SCENARIO_EXAMPLES = {"duckdb": max(1, MAX_EXAMPLES // 2), "postgres": 1, "spark": 1}
+
+
+def add_scenarios(r: Gen, tables: dict[str, list[dict[str, Any]]]) -> None:
+    """1-3 scenarios drawn from the case's own rows: each names 1-2 participants (sometimes one
+    with no actual rows), adds 1-4 hypothetical transactions (an actual transaction's SKU, type
+    and date with another quantity and amount, sometimes a return) and sometimes replaces a
+    property value the case uses (request or entity level, another number or boolean)."""
+    actual = tables["transactions"]
+    entities = sorted({t["entity_id"] for t in actual})
+    keys = sorted({(str(p["level"]).lower(), p["key"]) for p in tables.get("properties", [])
+                   if str(p["level"]).lower() in ("request", "entity")})
+    scenarios, overrides = [], []
+    for n in range(r.int(1, 3)):
+        scenario = f"s{n}" if r.chance(70) else f"what if {n}"
+        named = r.subset(entities, 1, 2)
+        if r.chance(20):
+            named.append(f"new_{n}")
+        for i, entity in enumerate(named):
+            for j in range(r.int(1, 4) if entity.startswith("new_") or r.chance(80) else 0):
+                like = r.pick(actual)
+                qty = r.cents(1, 400) if r.chance(85) else -r.cents(1, 40)
+                scenarios.append({"scenario_id": scenario, "entity_id": entity, "transaction_id": f"S{n}-{i}-{j}",
+                                  "transaction_type": like["transaction_type"], "transaction_date": like["transaction_date"],
+                                  "sku_key": like["sku_key"], "quantity": qty, "uom_key": like["uom_key"],
+                                  "amount": (qty * r.cents(5, 80)).quantize(D("0.01"))})
+            if keys and not entity.startswith("new_") and r.chance(40):
+                level, key = r.pick(keys)
+                overrides.append({"scenario_id": scenario, "level": level, "entity_id": entity, "key": key,
+                                  "value": r.pick(["true", "false", str(r.int(0, 120)), str(r.cents(0, 100))])})
+    # a scenario named only by its property values is a scenario too; an entity in both is listed once
+    tables["scenarios"] = scenarios
+    tables["scenario_properties"] = list({(o["scenario_id"], o["level"], o["entity_id"], o["key"]): o
+                                          for o in overrides}.values())
+
+
+@pytest.mark.parametrize("engine", engine_params(SQL_ENGINES))
+def test_scenarios_match_oracle(engine: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Random cases with random scenarios: scenario_results and scenario_earnings equal the
+    oracle's (each scenario evaluated as a whole run on the inputs plus the scenario's), and the
+    baseline tables equal the oracle's run without the scenarios."""
+
+    @settings(max_examples=SCENARIO_EXAMPLES[engine], deadline=None, suppress_health_check=SUPPRESS,
+              derandomize=True, phases=PHASES, print_blob=False)
+    @given(case=cases(min_programs=2, max_programs=4))
+    def check(case: dict[str, Any]) -> None:
+        programs, tables = case["programs"], dict(case["tables"])
+        add_scenarios(Gen(rnd=random.Random(_digest(case))), tables)
+        baseline = evaluate(programs, case["tables"])
+        expected = evaluate_scenarios(programs, tables)
+        workdir = _workdir(tmp_path_factory, f"scenarios-{engine}-")
+        actual = run_engine(programs, tables, workdir, target=engine, extra_tables=SCENARIO_RESULTS)
+        for name in SCENARIO_RESULTS:
+            actual[name] = _without_run_id(actual[name])
+        problems = [p for p in (*(diff_report(n, actual[n], baseline[n]) for n in RESULTS),
+                                *(diff_report(n, actual[n], expected[n]) for n in SCENARIO_RESULTS)) if p]
+        if problems:
+            pytest.fail("engine and oracle disagree\n" + "\n".join(problems) + "\n"
+                        + _report_case(workdir, {**case, "tables": tables}, {**baseline, **expected}))
+
+    check()

@@ -120,7 +120,10 @@ def test_the_cli_runs_every_data_test_on_the_sources() -> None:
                     for test in column.get("data_tests", []):
                         name = test if isinstance(test, str) else next(iter(test))
                         declared.add((table["name"], column["name"], name.removeprefix("incentives.")))
-    checks = compile_input_checks(":memory:", run_vars(False))
+    # the scenarios' checks are compiled when their inputs are on (as `incentives run` does when
+    # their files are in --data)
+    checks = compile_input_checks(":memory:", {**run_vars(False), "incentives_using_scenarios": True,
+                                               "incentives_using_scenario_properties": True})
     assert {(c.table, c.column, c.test) for c in checks} == declared
     assert all(c.problem and c.expected and '"memory"."raw".' in c.sql for c in checks)
 

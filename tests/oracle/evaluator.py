@@ -1170,6 +1170,7 @@ def evaluate(
 def _evaluate(
     programs: Union[Mapping[str, Any], Sequence[Any]],
     tables: Mapping[str, Sequence[Mapping[str, Any]]],
+    tiers: Optional[dict[tuple[str, str], Optional[str]]] = None,
 ) -> dict[str, list[dict[str, Any]]]:
     compiled = compile_programs(programs)
     prices = PriceBook(tables.get("prices") or [])
@@ -1255,6 +1256,8 @@ def _evaluate(
                 earn_rows.extend(rows)
                 potential = sum((r["incentive_amount"] for r in would_pay), Decimal("0.00"))
                 next_amount = _next_tier_amount(offer, ptxns, props, entity_id)
+                if tiers is not None:
+                    tiers[(entity_id, offer.key)] = _current_tier(offer, ptxns, props, entity_id)
                 offer_rows.append(
                     {
                         "entity_id": entity_id,
@@ -1310,6 +1313,23 @@ def _blocking(qualifier: Optional[_Node], truth: Mapping[str, bool]) -> Optional
     return ",".join(sorted({k for keys in open_keys if len(keys) == fewest for k in keys}))
 
 
+def _current_tier(offer: Offer, txns: Sequence[Txn], props: Properties, entity_id: str) -> Optional[str]:
+    """A stepped offer's tier reached by the participant-level threshold value (None below the
+    lowest tier, for a transaction-level property and for other strategies)."""
+    inc = offer.stepped
+    if offer.strategy != "stepped" or inc is None or (inc.threshold_type == "property" and inc.property_level == "transaction"):
+        return None
+    if inc.threshold_type == "aggregated_amount":
+        value: Optional[Fraction] = _sum_value(_matching(txns, inc.threshold_filters))
+    elif inc.threshold_type == "aggregated_quantity":
+        value = _sum_quantity(_matching(txns, inc.threshold_filters))
+    else:
+        parser = parse_boolean if inc.property_type == "boolean" else parse_number
+        value = props.lookup(inc.property_level, inc.property_key, parser, entity_id)
+    tier = _pick_tier(inc.tiers, value)
+    return None if tier is None else tier.key
+
+
 def _next_tier_amount(offer: Offer, txns: Sequence[Txn], props: Properties, entity_id: str) -> Optional[Decimal]:
     """A stepped offer's pay at the tier above the one reached, on its current earning
     transactions (each row rounded to cents; fixed_amount: the tier's total when the earning
@@ -1358,3 +1378,81 @@ def _qual_row(
         "met": bool(o.met),
         "waived": bool(is_waived),
     }
+
+
+# --------------------------------------------------------------------------- what-if scenarios
+
+_TRANSACTION_COLUMNS = ("transaction_id", "entity_id", "transaction_type", "transaction_date", "sku_key", "quantity",
+                        "uom_key", "amount")
+
+
+def evaluate_scenarios(
+    programs: Union[Mapping[str, Any], Sequence[Any]],
+    tables: Mapping[str, Sequence[Mapping[str, Any]]],
+) -> dict[str, list[dict[str, Any]]]:
+    """The what-if scenarios from the inputs alone (docs/scenarios.md): each scenario is the whole
+    evaluation run again on the actual inputs plus the scenario's (its transactions added; each of
+    its property values replacing the participant's value of the same level and key), and compared
+    with the run without it, offer by offer, for the participants it names.
+
+    Returns {"scenario_results", "scenario_earnings"} with the marts' columns (no run_id)."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        ctx.rounding = ROUND_HALF_UP
+        base_tiers: dict[tuple[str, str], Optional[str]] = {}
+        base = _evaluate(programs, tables, base_tiers)
+        scenario_rows = list(tables.get("scenarios") or [])
+        override_rows = list(tables.get("scenario_properties") or [])
+        results: list[dict[str, Any]] = []
+        earnings: list[dict[str, Any]] = []
+        base_offers = {(r["entity_id"], r["offer_key"]): r for r in base["offer_results"]}
+        base_passed = _passed(base["qualification_results"])
+        for scenario in sorted({_key(r.get("scenario_id")) or "" for r in scenario_rows + override_rows}):
+            mine = [r for r in scenario_rows if (_key(r.get("scenario_id")) or "") == scenario]
+            overrides = [r for r in override_rows if (_key(r.get("scenario_id")) or "") == scenario]
+            named = {_key(r.get("entity_id")) for r in mine + overrides}
+            replaced = {((_key(r.get("level")) or "").lower(), _key(r.get("entity_id")), _key(r.get("key"))) for r in overrides}
+            within = dict(tables)
+            within["transactions"] = [*tables.get("transactions", []), *({c: r.get(c) for c in _TRANSACTION_COLUMNS} for r in mine)]
+            within["properties"] = [
+                *(p for p in tables.get("properties") or []
+                  if _key(p.get("transaction_id")) is not None
+                  or ((_key(p.get("level")) or "").lower(), _key(p.get("entity_id")), _key(p.get("key"))) not in replaced),
+                *({"level": r.get("level"), "entity_id": r.get("entity_id"), "transaction_id": None, "key": r.get("key"),
+                   "value": r.get("value")} for r in overrides)]
+            tiers: dict[tuple[str, str], Optional[str]] = {}
+            out = _evaluate(programs, within, tiers)
+            hypothetical = {_key(r.get("transaction_id")) for r in mine}
+            earnings.extend({"scenario_id": scenario, **row, "hypothetical": row["transaction_id"] in hypothetical}
+                            for row in out["potential_earnings"] if row["entity_id"] in named)
+            passed = _passed(out["qualification_results"])
+            for row in out["offer_results"]:
+                entity, offer = row["entity_id"], row["offer_key"]
+                if entity not in named:
+                    continue
+                before = base_offers.get((entity, offer))
+                levels = {key for key in passed.keys() | base_passed.keys() if key[0] == entity and key[1] == offer}
+                met = sorted({key[3] for key in levels if passed.get(key, False) and not base_passed.get(key, False)})
+                lost = sorted({key[3] for key in levels if base_passed.get(key, False) and not passed.get(key, False)})
+                change = {
+                    "scenario_id": scenario, "entity_id": entity, "program_key": row["program_key"], "offer_key": offer,
+                    "baseline_incentive_amount": before["incentive_amount"] if before else Decimal("0.00"),
+                    "scenario_incentive_amount": row["incentive_amount"],
+                    "delta": row["incentive_amount"] - (before["incentive_amount"] if before else Decimal("0.00")),
+                    "baseline_qualified": bool(before and before["qualified"]),
+                    "scenario_qualified": row["qualified"],
+                    "baseline_current_tier_key": base_tiers.get((entity, offer)),
+                    "scenario_current_tier_key": tiers.get((entity, offer)),
+                    "qualifications_newly_met": ",".join(met) or None,
+                    "qualifications_newly_lost": ",".join(lost) or None,
+                }
+                if (change["delta"] != 0 or change["baseline_qualified"] != change["scenario_qualified"]
+                        or change["baseline_current_tier_key"] != change["scenario_current_tier_key"] or met or lost):
+                    results.append(change)
+        return {"scenario_results": results, "scenario_earnings": earnings}
+
+
+def _passed(qualification_rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str, str], bool]:
+    """Per participant x offer x qualification level x key, whether it passes (met or waived)."""
+    return {(r["entity_id"], r["offer_key"], r["qualification_level"], r["qualification_key"]): bool(r["met"] or r["waived"])
+            for r in qualification_rows}

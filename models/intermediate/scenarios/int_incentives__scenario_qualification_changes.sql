@@ -61,7 +61,8 @@ changed as (
 ),
 
 per_offer as (
-    select
+    -- distinct: a key changed at both levels the same way is listed once
+    select distinct
         changed.scenario_id,
         changed.entity_id,
         changed.program_key,

@@ -100,8 +100,9 @@ final as (
     from compared
     where scenario_incentive_amount <> baseline_incentive_amount
         or scenario_qualified <> baseline_qualified
-        or not (scenario_current_tier_key = baseline_current_tier_key
-                or (scenario_current_tier_key is null and baseline_current_tier_key is null))
+        or case when scenario_current_tier_key = baseline_current_tier_key then false
+                when scenario_current_tier_key is null and baseline_current_tier_key is null then false
+                else true end
         or qualifications_newly_met is not null
         or qualifications_newly_lost is not null
 )
