@@ -20,14 +20,15 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import duckdb
 
 PROJECT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(PROJECT / "bench"))
+import run as bench_run  # noqa: E402  (bench/run.py: the run monitor and dbt's run results watcher)
+
 INCENTIVES = Path(sys.executable).parent / "incentives"
 OUT = PROJECT / "bench" / "out" / "scenarios"
 
@@ -70,16 +71,18 @@ def write_scenarios(data: Path, out: Path, scenarios: int, per_scenario: int, se
     con.close()
 
 
-def timed_run(programs: Path, data: Path, database: Path) -> tuple[float, str]:
+def timed_run(programs: Path, data: Path, database: Path) -> tuple[float, dict[str, float]]:
+    """The wall time of `incentives run` and the seconds of each dbt node (bench/run.py's watcher)."""
     for p in database.parent.glob(database.name + "*"):
         shutil.rmtree(p) if p.is_dir() else p.unlink()
-    started = time.perf_counter()
-    proc = subprocess.run([str(INCENTIVES), "run", "--programs", str(programs), "--data", str(data),
-                           "--database", str(database)], capture_output=True, text=True)
-    seconds = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"incentives run failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return seconds, proc.stdout
+    log = database.with_suffix(".log")
+    watcher = bench_run.RunResultsWatcher("incentives", database.with_suffix(".run_results.json"))
+    code, seconds, _, _ = bench_run.monitored([str(INCENTIVES), "run", "--programs", str(programs), "--data", str(data),
+                                               "--database", str(database)], log, watcher)
+    if code != 0:
+        raise SystemExit(f"incentives run failed ({code}):\n{log.read_text()[-3000:]}")
+    nodes = {r["unique_id"].split(".")[-1]: r["execution_time"] for r in (watcher.data or {}).get("results", [])}
+    return seconds, nodes
 
 
 def counts(database: Path) -> dict[str, int]:
@@ -107,13 +110,17 @@ def main(argv: list[str] | None = None) -> int:
     write_scenarios(data, with_dir, args.scenarios, args.per_scenario, args.seed)
     times: dict[str, list[float]] = {"without": [], "with": []}
     rows: dict[str, dict[str, int]] = {}
+    nodes: dict[str, dict[str, float]] = {}
     for i in range(args.repeats):
         for label, folder in (("without", data), ("with", with_dir)):
             database = OUT / f"{label}.duckdb"
-            seconds, _ = timed_run(programs, folder, database)
+            seconds, nodes[label] = timed_run(programs, folder, database)
             times[label].append(seconds)
             rows[label] = counts(database)
             print(f"  run {i + 1} {label} scenarios: {seconds:.1f}s {rows[label]}", flush=True)
+    print("\nThe dbt nodes whose time differs most (last run of each), seconds with / without:")
+    for name in sorted(nodes["with"], key=lambda n: -(nodes["with"][n] - nodes["without"].get(n, 0)))[:10]:
+        print(f"  {nodes['with'][name]:7.2f} {nodes['without'].get(name, 0):7.2f}  {name}")
     without, within = statistics.median(times["without"]), statistics.median(times["with"])
     print(f"\n| data | scenarios | without | with | ratio | scenario_results | scenario_earnings |")
     print("|---|---|---:|---:|---:|---:|---:|")

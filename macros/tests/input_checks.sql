@@ -154,9 +154,12 @@ select v from (select v, lag(v) over (order by v) as previous from (select {{ te
 {%- endmacro %}
 
 {#- absent_from: every row whose trimmed value is also a value of `field` in `to` (a scenario's
-    transaction_id that an actual transaction has). -#}
+    transaction_id that an actual transaction has). `to` is the large side: its values are
+    matched against the model's (a hash of the few), not the model's against a hash of all of
+    `to`'s. -#}
 {% test absent_from(model, column_name, to, field) %}
 {%- set text = incentives._input_text(column_name) -%}
+{%- set other = incentives._input_text(field) -%}
 {{ incentives._failing_rows(model, column_name,
-     text ~ ' in (select ' ~ incentives._input_text(field) ~ ' from ' ~ to ~ ')') }}
+     text ~ ' in (select ' ~ other ~ ' from ' ~ to ~ ' where ' ~ other ~ ' in (select ' ~ text ~ ' from ' ~ model ~ '))') }}
 {% endtest %}

@@ -26,6 +26,7 @@ scenario_side as (
         coalesce(status.met, false) or coalesce(status.waived, false) as passed
     from status
     inner join scenario_participants on scenario_participants.evaluation_entity_id = status.entity_id
+    where {{ incentives._scenario_participant_range('status.entity_id') }}
 ),
 
 actual_side as (

@@ -5,7 +5,9 @@
 -- `hypothetical` (a transaction of the scenario, not an actual one). Pass-through columns are not
 -- carried. docs/scenarios.md.
 with earnings as (
+    -- a view: the range spares it the actual participants' rows (_scenario_participant_range)
     select * from {{ ref('incentives', 'int_incentives__earnings') }}
+    where {{ incentives._scenario_participant_range('entity_id') }}
 ),
 
 scenario_participants as (

@@ -43,6 +43,7 @@ scenario_pairs as (
     left join stepped
         on stepped.entity_id = offer_status.entity_id
         and stepped.offer_key = offer_status.offer_key
+    where {{ incentives._scenario_participant_range('offer_status.entity_id') }}
 ),
 
 scenario_amounts as (
