@@ -1,4 +1,4 @@
-"""The `incentives` command line: compile, validate, run, export, report, import-statements, reconcile."""
+"""The `incentives` command line: compile, validate, run, export, what-if, report, import-statements, reconcile."""
 
 from __future__ import annotations
 
@@ -81,6 +81,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     count = export(args.database, args.out, args.entity)
     print(f"Exported {count:,} participants to {args.out}")
+    return 0
+
+
+def cmd_what_if(args: argparse.Namespace) -> int:
+    from .whatif import what_if
+
+    outcome = what_if(args.database, args.entity, args.buy or [], args.property or [], args.type,
+                      say=print if args.verbose else (lambda _: None))
+    print(outcome.render())
     return 0
 
 
@@ -169,6 +178,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="folder to write <entity_id>.json into")
     p.add_argument("--entity", help="export only this participant")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("what-if", help="evaluate one participant's scenario (purchases, property values) against the "
+                                       "inputs of the run that built a results file; prints what changes")
+    p.add_argument("--database", type=Path, required=True, help="DuckDB file with the results of `incentives run`")
+    p.add_argument("--entity", required=True, help="the participant")
+    p.add_argument("--buy", action="append", metavar="SKU=QTY[@AMOUNT][:DATE]",
+                   help="a hypothetical purchase (repeatable); AMOUNT defaults to QTY x the program price, DATE to the "
+                        "participant's last transaction date")
+    p.add_argument("--property", action="append", metavar="[LEVEL:]KEY=VALUE",
+                   help="a property value within the scenario (repeatable); without LEVEL at request and entity level")
+    p.add_argument("--type", default=None, help="the purchases' transaction_type (default: the participant's most frequent)")
+    p.add_argument("--verbose", action="store_true", help="print dbt's progress")
+    p.set_defaults(func=cmd_what_if)
 
     p = sub.add_parser("report", help="write a self-contained HTML report (totals, progress to the next tier, amount at stake)")
     p.add_argument("--database", type=Path, required=True, help="DuckDB file with the results of `incentives run`")

@@ -126,7 +126,7 @@ def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputC
     from .build import PROJECT_DIR, ensure_rule_seeds
 
     ensure_rule_seeds()  # the seeds' nodes (and their tests) before anything is hashed or parsed
-    key = _compiled_from(PROJECT_DIR, database, dbt_vars)
+    key = compiled_from(PROJECT_DIR, database, dbt_vars)
     if key in _COMPILED:  # this process compiled or read them already (a run reads them twice)
         return _COMPILED[key]
     cache = PROJECT_DIR / "target" / "input_checks.json"
@@ -149,7 +149,7 @@ def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputC
     return checks, rule_checks
 
 
-def _compiled_from(project: Path, database: str, dbt_vars: dict[str, Any]) -> str:
+def compiled_from(project: Path, database: str, dbt_vars: dict[str, Any]) -> str:
     """A hash of what the compiled input checks depend on."""
     from dbt.version import __version__
 
