@@ -224,8 +224,63 @@ def render(con: Any) -> str:
                            f'<td class="num">{_number(o["gap"])}</td>'
                            f'<td class="num">{_money(o["amount_at_stake"])}</td></tr>')
             out.append("</tbody></table>")
+    out.append(scenarios_section(con))  # the what-if scenarios, when the run had some
     out.append(report_section(con))  # the reconciliation with the vendor's statements, when imported
     out.append("</body></html>\n")
+    return "\n".join(out)
+
+
+SECTION_SCENARIO_ROWS = 200
+
+
+def scenarios_section(con: Any) -> str:
+    """The report's what-if section (docs/scenarios.md): per scenario x participant x offer it
+    changes, the baseline and the scenario side; empty when scenario_results has no rows (or the
+    results predate it)."""
+    (present,) = con.execute("select count(*) from information_schema.tables "
+                             "where table_schema = 'main' and table_name = 'scenario_results'").fetchone()
+    if not present:
+        return ""
+    rows = _rows(con, f"""
+        select scenario_id, entity_id, offer_key, baseline_incentive_amount, scenario_incentive_amount, delta,
+            baseline_qualified, scenario_qualified, baseline_current_tier_key, scenario_current_tier_key,
+            qualifications_newly_met, qualifications_newly_lost
+        from main.scenario_results
+        order by scenario_id, entity_id, offer_key
+        limit {SECTION_SCENARIO_ROWS + 1}""")
+    if not rows:
+        return ""
+    (scenarios, changed, delta) = con.execute(
+        "select count(distinct scenario_id), count(*), coalesce(sum(delta), 0) from main.scenario_results").fetchone()
+    out = ['<h2 id="scenarios">What-if scenarios</h2>',
+           '<p class="muted">Each scenario evaluated as its participants with the scenario\'s transactions and '
+           "property values added, by the same rules (table scenario_results; its earning rows in "
+           "scenario_earnings); only the offers a scenario changes.</p>", '<div class="cards">']
+    for label, key, value in (("scenarios", "scenarios", f"{scenarios:,}"),
+                              ("offers changed", "offers_changed", f"{changed:,}"),
+                              ("total change", "delta", _money(delta))):
+        out.append(f'<div class="card"><div class="value" data-scenarios="{key}">{value}</div>'
+                   f'<div class="label">{_e(label)}</div></div>')
+    out.append("</div>")
+    out.append('<table><thead><tr><th>scenario</th><th>participant</th><th>offer</th><th class="num">baseline</th>'
+               '<th class="num">scenario</th><th class="num">change</th><th>qualified</th><th>tier</th>'
+               "<th>qualifications</th></tr></thead><tbody>")
+    for r in rows[:SECTION_SCENARIO_ROWS]:
+        qualified = (_e("yes" if r["scenario_qualified"] else "no") if r["baseline_qualified"] == r["scenario_qualified"]
+                     else f'{"yes" if r["baseline_qualified"] else "no"} &rarr; {"yes" if r["scenario_qualified"] else "no"}')
+        tier = ("" if r["baseline_current_tier_key"] == r["scenario_current_tier_key"] else
+                f'{_e(r["baseline_current_tier_key"] or "none")} &rarr; {_e(r["scenario_current_tier_key"] or "none")}')
+        quals = "; ".join(x for x in (f'met {r["qualifications_newly_met"]}' if r["qualifications_newly_met"] else "",
+                                      f'lost {r["qualifications_newly_lost"]}' if r["qualifications_newly_lost"] else "") if x)
+        out.append(f'<tr data-scenario="{_e(r["scenario_id"])}|{_e(r["entity_id"])}|{_e(r["offer_key"])}">'
+                   f'<td>{_e(r["scenario_id"])}</td><td>{_e(r["entity_id"])}</td><td class="key">{_e(r["offer_key"])}</td>'
+                   f'<td class="num">{_money(r["baseline_incentive_amount"])}</td>'
+                   f'<td class="num">{_money(r["scenario_incentive_amount"])}</td>'
+                   f'<td class="num">{_money(r["delta"])}</td><td>{qualified}</td><td class="key">{tier}</td>'
+                   f"<td>{_e(quals)}</td></tr>")
+    out.append("</tbody></table>")
+    if changed > SECTION_SCENARIO_ROWS:
+        out.append(f'<p class="muted">... {changed - SECTION_SCENARIO_ROWS:,} more rows in table scenario_results.</p>')
     return "\n".join(out)
 
 

@@ -60,8 +60,9 @@ _RUNS: dict[str, dict] = {}
 def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     engine = request.param
     if engine not in _RUNS:
-        _RUNS[engine] = run_engine(PROGRAMS, WITH_SCENARIOS, tmp_path_factory.mktemp(f"scenarios-{engine}"),
-                                   target=engine, extra_tables=TABLES_OUT)
+        workdir = tmp_path_factory.mktemp(f"scenarios-{engine}")
+        _RUNS[engine] = run_engine(PROGRAMS, WITH_SCENARIOS, workdir, target=engine, extra_tables=TABLES_OUT)
+        _RUNS[engine]["workdir"] = workdir
     return _RUNS[engine]
 
 
@@ -166,3 +167,20 @@ def test_what_if_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     assert "--buy y: not a purchase" in text and "expected SKU=QTY[@AMOUNT][:DATE]" in text
     assert "--buy z=1:2026-13-01: not a date; got '2026-13-01'" in text
     assert "--property =1: not a property value" in text
+
+
+@pytest.mark.parametrize("engine", engine_params(("duckdb",)))
+def test_the_report_shows_the_scenarios(engine: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The HTML report has a scenarios section when scenario_results has rows: one row per change."""
+    from compiler.report import report
+
+    if engine not in _RUNS:
+        workdir = tmp_path_factory.mktemp(f"scenarios-{engine}")
+        _RUNS[engine] = run_engine(PROGRAMS, WITH_SCENARIOS, workdir, target=engine, extra_tables=TABLES_OUT)
+        _RUNS[engine]["workdir"] = workdir
+    workdir = _RUNS[engine]["workdir"]
+    page = report(workdir / "results.duckdb", workdir / "report.html").read_text()
+    assert 'id="scenarios"' in page
+    assert 'data-scenarios="scenarios">4<' in page and 'data-scenarios="offers_changed">4<' in page
+    assert f'data-scenario="reach_15|ten_retailer|{STEPPED}"' in page
+    assert "3,925.00" in page
