@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("compiler.compile",),
     ("compiler.run", "compiler.statements"),
     ("compiler.targets",),
-    ("compiler.runner", "compiler.export", "compiler.report", "compiler.reconcile", "compiler.cli"),
+    ("compiler.runner", "compiler.export", "compiler.report", "compiler.reconcile", "compiler.whatif", "compiler.cli"),
 )
 
 
