@@ -18,10 +18,10 @@ STAMP  := $(VENV)/.installed-stamp
 
 INCENTIVES_ENGINES ?= duckdb,postgres,spark,spark_thrift
 export INCENTIVES_ENGINES
-# the tests run side by side in TEST_WORKERS processes (pytest-xdist; tests/conftest.py gives Spark
-# in-process two workers and the Thrift server's tests one); TEST_WORKERS=0 runs them in one; the
-# slowest tests are listed at the end, for the next balance of the workers
-TEST_WORKERS ?= 5
+# the tests run side by side in TEST_WORKERS processes (pytest-xdist; tests/conftest.py keeps Spark
+# in-process on one worker and the Thrift server's tests on one); TEST_WORKERS=0 runs them in one;
+# the slowest tests are listed at the end
+TEST_WORKERS ?= 4
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --durations=40
 
 .PHONY: install run test test-quick compile clean engines
@@ -52,9 +52,7 @@ ifneq (,$(findstring spark_thrift,$(INCENTIVES_ENGINES)))
 	scripts/start-spark-cluster.sh
 endif
 
-# the cluster is stopped whatever pytest's outcome (pytest's exit code is make's); the two JVMs of
-# Spark in-process (tiny data) take 3 GB each beside the cluster unless told otherwise
-test: export INCENTIVES_SPARK_DRIVER_MEMORY ?= 3g
+# the cluster is stopped whatever pytest's outcome (pytest's exit code is make's)
 test: install engines
 ifneq (,$(findstring spark_thrift,$(INCENTIVES_ENGINES)))
 	status=0; $(PYTEST) || status=$$?; scripts/stop-spark-cluster.sh; exit $$status

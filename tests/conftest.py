@@ -68,30 +68,23 @@ def pytest_sessionstart(session):
 
 
 # Side by side (`pytest -n N --dist loadscope`, as `make test` runs them): the tests of Spark
-# in-process go to two workers (two JVMs, each with its own metastore), by module, in halves of
-# about equal time; those of the Thrift server share one worker (one small cluster: its tests would
-# queue behind each other there anyway); the other tests go by module and engine, so that a module's
-# fixtures are built once per engine. The Spark groups, the longest, are handed out first.
-_SPARK_SECOND_HALF = frozenset({
-    "tests/test_worked_examples.py", "tests/test_opportunities.py", "tests/test_differential.py",
-    "tests/test_reconciliation.py", "tests/test_quarantine.py",
-})
-_FIRST = ("spark:1", "spark:2", "spark_thrift")
+# in-process share one worker (one JVM, one metastore), and so do those of the Thrift server (one
+# small cluster: its tests would queue behind each other there anyway); the other tests go by
+# module and engine, so that a module's fixtures are built once per engine. The two Spark groups,
+# the longest, are handed out first.
+_ONE_WORKER = ("spark", "spark_thrift")
 
 
 def _group_of(nodeid: str) -> str:
     """The group of workers' scheduling a test belongs to, from its id alone (the scheduler sees ids)."""
-    module = nodeid.split("::")[0]
     engine = next((e for e in ("spark_thrift", "postgres", "spark") if e in nodeid), "duckdb")
-    if engine == "spark":
-        return "spark:2" if module in _SPARK_SECOND_HALF else "spark:1"
-    return engine if engine == "spark_thrift" else f"{module}:{engine}"
+    return engine if engine in _ONE_WORKER else f"{nodeid.split('::')[0]}:{engine}"
 
 
 def pytest_collection_modifyitems(session, config, items):
     for item in items:
         item.user_properties.append(("engine", _engine_of(item)))
-    first = {group: rank for rank, group in enumerate(_FIRST)}
+    first = {engine: rank for rank, engine in enumerate(_ONE_WORKER)}
     items.sort(key=lambda item: first.get(_group_of(item.nodeid), len(first)))  # stable: else as collected
 
 
