@@ -63,7 +63,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise IncentivesError("--database FILE.duckdb is needed with the duckdb target")
     summary = run(args.programs, args.data, args.database, threads=args.threads, target=args.target,
                   wait=args.wait, skip_invalid_programs=args.skip_invalid_programs,
-                  skip_invalid_rows=args.skip_invalid_rows, statements=args.statements)
+                  skip_invalid_rows=args.skip_invalid_rows, statements=args.statements,
+                  forecast=forecast_vars(args.forecast, args.as_of, args.forecast_until))
     print(summary.render())
     if summary.rejections:
         programs = len({index for index, _ in summary.rejected_programs})
@@ -125,6 +126,24 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     return 0
 
 
+def _date(text: str) -> str:
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(text.strip()).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an ISO date like 2026-03-31; got {text!r}") from None
+
+
+def forecast_vars(forecast: bool, as_of: str | None, until: str | None) -> dict[str, object] | None:
+    """The dbt vars of the season-end forecast (docs/forecast.md): on with --forecast, --as-of or
+    --forecast-until; None when off."""
+    if not (forecast or as_of or until):
+        return None
+    return {"incentives_using_forecast": True, **({"incentives_as_of": as_of} if as_of else {}),
+            **({"incentives_forecast_until": until} if until else {})}
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -171,6 +190,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--statements", type=Path, default=None, metavar="DIR",
                    help="the vendor's statements (a folder of <entity_id>.json, or a .jsonl file) to reconcile "
                         "with the results (tables reconciliation_*; docs/reconciliation.md)")
+    p.add_argument("--forecast", action="store_true",
+                   help="project every participant's season to its end and compute what to accrue today "
+                        "(table forecast_results; docs/forecast.md)")
+    p.add_argument("--as-of", type=_date, default=None, metavar="DATE",
+                   help="the forecast's day (default: the latest transaction_date); implies --forecast")
+    p.add_argument("--forecast-until", type=_date, default=None, metavar="DATE",
+                   help="the forecast's last day (default: the latest end of the periods that contain the "
+                        "as-of day); implies --forecast")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("export", help="write one JSON file per participant in the API's calculations-response shape")

@@ -158,6 +158,11 @@ RULE_TABLES: tuple[RuleTable, ...] = (
         _c("stack_key", TEXT, "The stack's key (its set keys joined with _and_ when absent)."),
         _c("set_key", TEXT, "A set of the stack."),
     ), ("offer_key", "stack_key", "set_key")),
+    RuleTable("periods", "Every period of the catalogue (the programs' and the offers' time_periods), once per "
+              "distinct pair of dates: the season a forecast projects to (docs/forecast.md).", (
+        _c("start_date", "date", "First day of the period (0001-01-01 when open)."),
+        _c("end_date", "date", "Last day of the period (9999-12-31 when open)."),
+    ), ("start_date", "end_date")),
     RuleTable("time_buckets", "Elementary date intervals cut at every period boundary (transactions are "
               "pre-aggregated per bucket).", (
         _c("bucket_id", "bigint", "The bucket."), START, END,

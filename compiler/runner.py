@@ -9,6 +9,7 @@ warehouse. A failed or killed run leaves the previous results exactly as they we
 from __future__ import annotations
 
 import sys
+from typing import Any
 from pathlib import Path
 
 from .run.progress import Say, say_to_stdout
@@ -20,7 +21,7 @@ from .targets.base import RunJob
 def run(programs: Path, data_dir: Path, database: Path | None, say: Say = say_to_stdout, threads: int = 1,
         unit_tests: bool = False, target: str = "duckdb", wait: float | None = None,
         skip_invalid_programs: bool = False, skip_invalid_rows: bool = False,
-        statements: Path | None = None) -> Summary:
+        statements: Path | None = None, forecast: dict[str, Any] | None = None) -> Summary:
     """Compile, load, build into a new file (DuckDB) or new schemas and replace the previous
     results on success.
 
@@ -33,8 +34,10 @@ def run(programs: Path, data_dir: Path, database: Path | None, say: Say = say_to
     (compiler/targets/warehouse.py), which builds into fresh schemas and swaps them in;
     `database` is not used.
     `statements`: the vendor's statements (a folder of <entity_id>.json or a .jsonl file), loaded
-    beside the inputs and reconciled in the same build (docs/reconciliation.md)."""
-    job = RunJob(programs, data_dir, say, threads, unit_tests, skip_invalid_programs, skip_invalid_rows, statements)
+    beside the inputs and reconciled in the same build (docs/reconciliation.md).
+    `forecast`: the dbt vars of the season-end forecast (cli.forecast_vars; docs/forecast.md)."""
+    job = RunJob(programs, data_dir, say, threads, unit_tests, skip_invalid_programs, skip_invalid_rows, statements,
+                 forecast)
     return get_target(target, database=database).run(job, wait)
 
 

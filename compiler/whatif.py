@@ -65,7 +65,7 @@ class Outcome:
 
     entity_id: str
     run_id: str
-    purchases: list[tuple[str, str, str, str, Decimal, Decimal, str | None]]  # id, type, date, sku, qty, amount, uom
+    purchases: list[tuple[str, str, str, str, Decimal, Decimal | None, str | None]]  # id, type, date, sku, qty, amount, uom
     overrides: list[tuple[str, str, str]]  # level, key, value
     changes: list[dict[str, Any]] = field(default_factory=list)
 
@@ -73,7 +73,8 @@ class Outcome:
         added = Decimal(sum(p[4] for p in self.purchases))
         lines = [f"What if {self.entity_id} (run {self.run_id}):"]
         for _, ttype, date, sku, qty, amount, _ in self.purchases:
-            lines.append(f"  buys {_number(qty)} of {sku} for {_money(amount)} on {date} ({ttype})")
+            price = "no value (no program reads it)" if amount is None else _money(amount)
+            lines.append(f"  buys {_number(qty)} of {sku} for {price} on {date} ({ttype})")
         for level, key, value in self.overrides:
             lines.append(f"  has {key} = {value} ({level} level)")
         if not self.changes:
@@ -186,6 +187,7 @@ def what_if(database: Path, entity_id: str, buys: list[str], properties: list[st
                 con.execute(f"create or replace {kind} {step['relation']} as (\n{step['sql']}\n)")
             except duckdb.Error as exc:
                 raise IncentivesError(f"the what-if could not build {step['name']}: {str(exc).splitlines()[0]}") from None
+        _price_the_unpriced(con, outcome, plan, purchases)
         cursor = con.execute("select * from main.scenario_results where entity_id = ? order by program_key, offer_key",
                              [entity_id])
         columns = [d[0] for d in cursor.description]
@@ -238,18 +240,7 @@ def _stage(con: Any, entity_id: str, purchases: list[Purchase], overrides: list[
             issues.add(FilePlace(f"--buy {p.text}"), "no date", None,
                        "a date (SKU=QTY[@AMOUNT]:DATE): the participant has no transactions to take one from")
             continue
-        amount = p.amount
-        if amount is None:
-            price = con.execute(
-                """select cast(price as decimal(18,4)) from results.raw.prices
-                   where sku_key = $1 and (nullif(trim(cast(start_date as varchar)), '') is null or cast(start_date as date) <= $2)
-                     and (nullif(trim(cast(end_date as varchar)), '') is null or $2 <= cast(end_date as date))
-                   order by start_date desc nulls last limit 1""", [p.sku_key, date]).fetchone()
-            if price is None:
-                issues.add(FilePlace(f"--buy {p.text}"), "no amount and no program price", p.sku_key,
-                           f"an amount (SKU=QTY@AMOUNT), or a price of {p.sku_key} on {date} in prices")
-                continue
-            amount = (p.quantity * price[0]).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        amount = p.amount  # None: the engine values it at the program price (int_incentives__transactions)
         uom = _most_frequent(con, "uom_key", "raw.transactions", p.sku_key) or \
             _most_frequent(con, "uom_key", "results.raw.transactions", p.sku_key)
         rows.append((f"{TRANSACTION_PREFIX}{n}", usual_type, date.isoformat(), p.sku_key, p.quantity, amount, uom))
@@ -275,6 +266,28 @@ def _stage(con: Any, entity_id: str, purchases: list[Purchase], overrides: list[
         con.executemany("insert into raw.scenario_properties values (?, ?, ?, ?, ?)",
                         [(SCENARIO_ID, level, entity_id, key, value) for level, key, value in levels])
     return Outcome(entity_id, run_id, rows, levels)
+
+
+def _price_the_unpriced(con: Any, outcome: Outcome, plan: list[dict[str, str]], purchases: list[Purchase]) -> None:
+    """The amounts of the purchases given without one, as the engine valued them (quantity x the
+    program price on the date, int_incentives__transactions): refused when a program reads the SKU
+    and it has no price then; a SKU no program of the participant reads is not valued (it earns nothing)."""
+    unpriced = [n for n, row in enumerate(outcome.purchases) if row[5] is None]
+    if not unpriced:
+        return
+    relation = next(step["relation"] for step in plan if step["name"] == "int_incentives__transactions")
+    values = dict(con.execute(f"select transaction_id, value from {relation} where transaction_id like ?",
+                              [f"{TRANSACTION_PREFIX}%"]).fetchall())
+    issues = IssueCollector()
+    for n in unpriced:
+        tid, ttype, date, sku, qty, _, uom = outcome.purchases[n]
+        if tid in values and values[tid] is None:
+            issues.add(FilePlace(f"--buy {purchases[n].text}"), "no amount and no program price", sku,
+                       f"an amount (SKU=QTY@AMOUNT), or a price of {sku} on {date} in prices")
+        value = values.get(tid)
+        outcome.purchases[n] = (tid, ttype, date, sku, qty, None if value is None else Decimal(value), uom)
+    if issues.errors:
+        raise DataError("The scenario cannot be evaluated", issues.issues)
 
 
 def _most_frequent(con: Any, column: str, table: str, sku_key: str | None = None) -> str | None:

@@ -49,9 +49,17 @@
 {%- endif -%}
 {%- endmacro %}
 
-{#- using_scenarios(): whether what-if scenarios are evaluated: either scenario input is on
-    (`incentives_using_scenarios`, `incentives_using_scenario_properties`, both default false; new
-    vars, without a former name). Off, the models' SQL is what it was before scenarios. -#}
+{#- using_scenarios(): whether scenario participants are evaluated: either scenario input is on
+    (`incentives_using_scenarios`, `incentives_using_scenario_properties`), or the forecast, a
+    scenario the engine generates (`incentives_using_forecast`); all default false (new vars,
+    without a former name). Off, the models' SQL is what it was before scenarios. -#}
 {% macro using_scenarios() -%}
-{{- return(var('incentives_using_scenarios', false) or var('incentives_using_scenario_properties', false)) -}}
+{{- return(var('incentives_using_scenarios', false) or var('incentives_using_scenario_properties', false)
+           or incentives.using_forecast()) -}}
+{%- endmacro %}
+
+{#- using_forecast(): whether the season-end forecast is computed (`incentives_using_forecast`,
+    default false; docs/forecast.md). -#}
+{% macro using_forecast() -%}
+{{- return(var('incentives_using_forecast', false)) -}}
 {%- endmacro %}

@@ -90,8 +90,9 @@ OFFER_RESULTS_SEMANTICS = ("entity_id", "program_key", "offer_key", "program_qua
 
 def run_engine(programs: Any, tables: dict[str, list[dict[str, Any]]], workdir: Path,
                threads: int = 1, all_columns: bool = False, target: str = "duckdb",
-               extra_tables: tuple[str, ...] = ()) -> dict[str, list[dict[str, Any]]]:
-    """Results of `incentives run [--target target]` on these programs and tables, as lists of row dicts.
+               extra_tables: tuple[str, ...] = (), forecast: dict[str, Any] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Results of `incentives run [--target target]` on these programs and tables, as lists of row dicts
+    (`forecast`: the forecast's vars, as `run --forecast --as-of ...` passes them).
 
     The tables are cut to the SEMANTICS.md columns (no run_id, no tier proximity) unless `all_columns`.
     `extra_tables` (e.g. stack_coverage, run_warnings) are read as they are.
@@ -101,7 +102,7 @@ def run_engine(programs: Any, tables: dict[str, list[dict[str, Any]]], workdir: 
     programs_path.write_text(json.dumps(programs, default=str, indent=1))
     write_inputs(tables, workdir / "data")
     database = workdir / "results.duckdb"
-    run(programs_path, workdir / "data", database, say=lambda _: None, threads=threads, target=target)
+    run(programs_path, workdir / "data", database, say=lambda _: None, threads=threads, target=target, forecast=forecast)
     results = read_target_results(target, workdir, (*RESULT_TABLES, *extra_tables))
     extras = {name: results.pop(name) for name in extra_tables}
     if not all_columns:

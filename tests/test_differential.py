@@ -45,7 +45,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from .harness import ENGINES, SQL_ENGINES, engine_params, normalized, run_engine, strip_to_semantics
-from .oracle.evaluator import evaluate, evaluate_scenarios
+from .oracle.evaluator import evaluate, evaluate_forecast, evaluate_scenarios
 
 MAX_EXAMPLES = int(os.environ.get("INCENTIVES_DIFF_EXAMPLES", "8"))
 ENGINE_EXAMPLES = {"postgres": int(os.environ.get("INCENTIVES_DIFF_EXAMPLES_POSTGRES", "8")),
@@ -844,7 +844,10 @@ def add_ties(r: Gen, catalogue: dict[str, Any], tables: dict[str, list[dict[str,
 
 RESULTS = ("qualification_results", "potential_earnings", "offer_results")
 SCENARIO_RESULTS = ("scenario_results", "scenario_earnings")
+# the forecast rides with the scenarios: every run of them also projects the season (_forecast_of)
+FORECAST_RESULTS = ("forecast_results",)
 NATURAL_KEYS = {
+    "forecast_results": ("entity_id", "offer_key"),
     "scenario_results": ("scenario_id", "entity_id", "offer_key"),
     "scenario_earnings": ("scenario_id", "entity_id", "offer_key", "incentive_rate_key", "transaction_id"),
     "qualification_results": ("entity_id", "program_key", "offer_key", "qualification_key", "qualification_level"),
@@ -1038,15 +1041,20 @@ def _engines_agree(engine: str) -> Callable[..., None]:
             return
         programs, tables = case["programs"], dict(case["tables"])
         add_scenarios(Gen(rnd=random.Random(_digest(case))), tables)
-        expected = {**evaluate(programs, case["tables"]), **evaluate_scenarios(programs, tables)}
+        forecast, as_of = _forecast_of(case)
+        expected = {**evaluate(programs, case["tables"]), **evaluate_scenarios(programs, tables),
+                    **evaluate_forecast(programs, case["tables"], as_of=as_of)}
         workdir = _workdir(tmp_path_factory, f"{engine}-")
-        extra = (*ENGINE_TABLES, *SCENARIO_RESULTS)
-        actual = run_engine(programs, tables, workdir, all_columns=True, target=engine, extra_tables=extra)
+        extra = (*ENGINE_TABLES, *SCENARIO_RESULTS, *FORECAST_RESULTS)
+        actual = run_engine(programs, tables, workdir, all_columns=True, target=engine, extra_tables=extra,
+                            forecast=forecast)
         problems = [p for p in (*(diff_report(n, strip_to_semantics(actual)[n], expected[n]) for n in RESULTS),
-                                *(diff_report(n, _without_run_id(actual[n]), expected[n]) for n in SCENARIO_RESULTS))
+                                *(diff_report(n, _without_run_id(actual[n]), expected[n])
+                                  for n in (*SCENARIO_RESULTS, *FORECAST_RESULTS)))
                     if p]
         if "duckdb" in ENGINES:
-            duck = run_engine(programs, tables, workdir / "duckdb", all_columns=True, extra_tables=extra)
+            duck = run_engine(programs, tables, workdir / "duckdb", all_columns=True, extra_tables=extra,
+                              forecast=forecast)
             for name in (*RESULTS, *extra):
                 mine, theirs = _without_run_id(actual[name]), _without_run_id(duck[name])
                 if normalized(mine) != normalized(theirs):
@@ -1106,6 +1114,17 @@ def add_scenarios(r: Gen, tables: dict[str, list[dict[str, Any]]]) -> None:
                                           for o in overrides}.values())
 
 
+def _forecast_of(case: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The forecast's vars of a case (docs/forecast.md), and its as_of: mostly one of the case's
+    transaction dates (so that the seasonal and recent windows cut through its rows), else the default
+    (the latest date)."""
+    r = Gen(rnd=random.Random(f"{_digest(case)}-forecast"))
+    dates = sorted({str(t["transaction_date"])[:10] for t in case["tables"]["transactions"]
+                    if t.get("transaction_date") and t.get("entity_id")})
+    as_of = r.pick(dates) if dates and r.chance(70) else None
+    return {"incentives_using_forecast": True, **({"incentives_as_of": as_of} if as_of else {})}, as_of
+
+
 # on DuckDB here; PostgreSQL and Spark get random scenarios in their engine agreement tests above
 @pytest.mark.parametrize("engine", engine_params(("duckdb",)))
 def test_scenarios_match_oracle(engine: str, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -1120,13 +1139,15 @@ def test_scenarios_match_oracle(engine: str, tmp_path_factory: pytest.TempPathFa
         programs, tables = case["programs"], dict(case["tables"])
         add_scenarios(Gen(rnd=random.Random(_digest(case))), tables)
         baseline = evaluate(programs, case["tables"])
-        expected = evaluate_scenarios(programs, tables)
+        forecast, as_of = _forecast_of(case)
+        expected = {**evaluate_scenarios(programs, tables), **evaluate_forecast(programs, case["tables"], as_of=as_of)}
         workdir = _workdir(tmp_path_factory, f"scenarios-{engine}-")
-        actual = run_engine(programs, tables, workdir, target=engine, extra_tables=SCENARIO_RESULTS)
-        for name in SCENARIO_RESULTS:
+        actual = run_engine(programs, tables, workdir, target=engine, extra_tables=(*SCENARIO_RESULTS, *FORECAST_RESULTS),
+                            forecast=forecast)
+        for name in (*SCENARIO_RESULTS, *FORECAST_RESULTS):
             actual[name] = _without_run_id(actual[name])
         problems = [p for p in (*(diff_report(n, actual[n], baseline[n]) for n in RESULTS),
-                                *(diff_report(n, actual[n], expected[n]) for n in SCENARIO_RESULTS)) if p]
+                                *(diff_report(n, actual[n], expected[n]) for n in (*SCENARIO_RESULTS, *FORECAST_RESULTS))) if p]
         if problems:
             pytest.fail("engine and oracle disagree\n" + "\n".join(problems) + "\n"
                         + _report_case(workdir, {**case, "tables": tables}, {**baseline, **expected}))

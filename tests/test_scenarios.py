@@ -56,14 +56,18 @@ TABLES_OUT = ("scenario_results", "scenario_earnings")
 _RUNS: dict[str, dict] = {}
 
 
-@pytest.fixture(scope="module", params=engine_params(("duckdb", "postgres")))
-def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    engine = request.param
+def _run(engine: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The run with the scenarios on `engine`, once per module (its tables, and its workdir)."""
     if engine not in _RUNS:
         workdir = tmp_path_factory.mktemp(f"scenarios-{engine}")
         _RUNS[engine] = run_engine(PROGRAMS, WITH_SCENARIOS, workdir, target=engine, extra_tables=TABLES_OUT)
         _RUNS[engine]["workdir"] = workdir
     return _RUNS[engine]
+
+
+@pytest.fixture(scope="module", params=engine_params(("duckdb", "postgres")))
+def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return _run(request.param, tmp_path_factory)
 
 
 def _changes(results: dict, scenario: str) -> dict[str, dict]:
@@ -155,6 +159,14 @@ def test_what_if_gives_what_a_run_with_the_scenario_gives(tmp_path: Path) -> Non
     assert [(r["offer_key"], r["delta"]) for r in outcome.changes] == [(PLAN, D("1.00"))]
     text = outcome.render()
     assert "19.00 -> 20.00 (+1.00)" in text and "tier: 1.9_percent_greater_than_or_equal_to_85 -> 2_percent" in text
+    # without an amount, the engine values a purchase at the program price: 10 gal x $50 = $500 of
+    # offer_a's earning SKU at its 10% tier; a SKU a program reads but no price covers is refused
+    outcome = what_if(database, "ten_retailer", [f"{BULK}=10:2026-05-01"], [])
+    assert [(r["offer_key"], r["delta"]) for r in outcome.changes] == [(STEPPED, D("50.00"))]
+    assert f"buys 10 of {BULK} for 500.00 on 2026-05-01" in outcome.render()
+    with pytest.raises(DataError) as refused:
+        what_if(database, "ten_retailer", [f"{ONE_GAL}=5:2026-05-01"], [])
+    assert f"--buy {ONE_GAL}=5:2026-05-01: no amount and no program price" in str(refused.value)
 
 
 def test_what_if_refuses_what_it_cannot_read(tmp_path: Path) -> None:
@@ -174,11 +186,7 @@ def test_the_report_shows_the_scenarios(engine: str, tmp_path_factory: pytest.Te
     """The HTML report has a scenarios section when scenario_results has rows: one row per change."""
     from compiler.report import report
 
-    if engine not in _RUNS:
-        workdir = tmp_path_factory.mktemp(f"scenarios-{engine}")
-        _RUNS[engine] = run_engine(PROGRAMS, WITH_SCENARIOS, workdir, target=engine, extra_tables=TABLES_OUT)
-        _RUNS[engine]["workdir"] = workdir
-    workdir = _RUNS[engine]["workdir"]
+    workdir = _run(engine, tmp_path_factory)["workdir"]
     page = report(workdir / "results.duckdb", workdir / "report.html").read_text()
     assert 'id="scenarios"' in page
     assert 'data-scenarios="scenarios">4<' in page and 'data-scenarios="offers_changed">4<' in page

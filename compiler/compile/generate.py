@@ -246,6 +246,8 @@ def generate(typed: list[tuple[int, Program, Any]]) -> RuleSet:
     for _, program, _ in typed:
         g.rules.programs += 1
         program_periods = {p.key: p for p in program.time_periods}
+        g.add_rows("periods", ((p.start_date.isoformat(), p.end_date.isoformat())
+                               for p in chain(program.time_periods, *(o.time_periods for o in program.offers))))
         for q in program.qualifications:
             g.qualification(program, None, q, program_periods)
         g.qualifier(program, None, program.qualifier)

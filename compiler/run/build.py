@@ -42,21 +42,32 @@ SWITCHED_INPUTS: dict[str, str] = {"scenarios": "incentives_using_scenarios",
                                    "scenario_properties": "incentives_using_scenario_properties"}
 
 
+def find_input(data_dir: Path, name: str) -> Path | None:
+    """The input file for table `name`: DIR/name.csv or DIR/name.parquet."""
+    for suffix in (".parquet", ".csv"):
+        path = data_dir / f"{name}{suffix}"
+        if path.exists():
+            return path
+    return None
+
+
 def switched_inputs(data_dir: Path | None) -> dict[str, bool]:
     """The vars of SWITCHED_INPUTS whose file (DIR/<input>.csv or .parquet) is in `data_dir`, true;
     the others are left unset (off), so a run without them passes the vars it passed before."""
     if data_dir is None:
         return {}
-    return {var: True for name, var in SWITCHED_INPUTS.items()
-            if any((data_dir / f"{name}{suffix}").exists() for suffix in (".parquet", ".csv"))}
+    return {var: True for name, var in SWITCHED_INPUTS.items() if find_input(data_dir, name) is not None}
 
 
-def run_vars(unit_tests: bool, statements: bool = False, data_dir: Path | None = None, **schemas: str) -> dict[str, Any]:
+def run_vars(unit_tests: bool, statements: bool = False, data_dir: Path | None = None,
+             forecast: dict[str, Any] | None = None, **schemas: str) -> dict[str, Any]:
     """The dbt vars of `incentives run`: the schemas, the run context, unit tests when asked for,
     `incentives_using_statements` when vendor statements were loaded (docs/reconciliation.md), the
-    switched inputs found in `data_dir` (SWITCHED_INPUTS: the what-if scenarios, docs/scenarios.md)."""
+    switched inputs found in `data_dir` (SWITCHED_INPUTS: the what-if scenarios, docs/scenarios.md),
+    the forecast's vars when asked for (docs/forecast.md)."""
     return {**schemas, **RUN_CONTEXT_VARS, **({"incentives_unit_tests": True} if unit_tests else {}),
-            **({"incentives_using_statements": True} if statements else {}), **switched_inputs(data_dir)}
+            **({"incentives_using_statements": True} if statements else {}), **switched_inputs(data_dir),
+            **(forecast or {})}
 
 
 # The reconciliation's nodes (the statements' staging, its intermediate model, its marts and their

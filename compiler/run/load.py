@@ -13,7 +13,7 @@ import duckdb
 
 from ..compile.programs import RejectedProgram, compile_programs
 from ..errors import DataError, FilePlace, IncentivesError, IssueCollector
-from .build import run_vars
+from .build import find_input, run_vars
 from .progress import PhaseTimer, Say
 from .sql import sql_string
 from .validate_data import Source, compile_input_checks, validate_inputs
@@ -38,15 +38,6 @@ REQUIRED_INPUTS = ("transactions", "products")
 # compression costs a quarter of the load's CPU time for it alone (10M Parquet rows: 5.0 s instead
 # of 6.6 s) and saves little (the database file is ~100 MB larger without it).
 UNCOMPRESSED_COLUMNS: dict[str, tuple[str, ...]] = {"transactions": ("transaction_id",)}
-
-
-def find_input(data_dir: Path, name: str) -> Path | None:
-    """The input file for table `name`: DIR/name.csv or DIR/name.parquet."""
-    for suffix in (".parquet", ".csv"):
-        path = data_dir / f"{name}{suffix}"
-        if path.exists():
-            return path
-    return None
 
 
 def load_inputs(con: Any, data_dir: Path, schema: str = "raw") -> tuple[dict[str, int], dict[str, Source]]:

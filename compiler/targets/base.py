@@ -29,6 +29,7 @@ class RunJob:
     skip_invalid_programs: bool = False  # leave out the programs with problems (rejected_programs)
     skip_invalid_rows: bool = False  # leave out the input rows with problems (rejected_rows)
     statements: Path | None = None  # the vendor's statements to reconcile (compiler/statements.py)
+    forecast: dict[str, Any] | None = None  # the forecast's dbt vars (docs/forecast.md); None: off
 
 
 class RunLock(Protocol):

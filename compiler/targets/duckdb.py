@@ -81,7 +81,7 @@ class DuckDBTarget(Target):
             phase("rules")
             say("Building (dbt build)")
             statements = job.statements is not None
-            args = ["build", "--vars", json.dumps(run_vars(unit_tests, statements, data_dir)),
+            args = ["build", "--vars", json.dumps(run_vars(unit_tests, statements, data_dir, job.forecast)),
                     *build_selection(unit_tests, rule_checks_done=True, statements=statements)]
             run_dbt(args, building, say, threads)
             phase("build")

@@ -205,7 +205,7 @@ class WarehouseTarget(Target):
             say(f"Building (dbt build --target {target}) into {building}")
             # the same vars on every run (the run id is in run_context), so dbt reuses its partial parse
             statements = job.statements is not None
-            dbt_vars = run_vars(unit_tests, statements, data_dir, incentives_build_schema=building,
+            dbt_vars = run_vars(unit_tests, statements, data_dir, job.forecast, incentives_build_schema=building,
                                 incentives_input_schema=building + "_raw")
             # the rule tables are where dbt's seeds go (<build schema>_rules): the seeds are left out
             args = ["build", "--target", target, "--vars", json.dumps(dbt_vars),

@@ -1035,6 +1035,17 @@ def _pick_tier(tiers: Sequence[Tier], value: Optional[Fraction]) -> Optional[Tie
     return None
 
 
+def _threshold_value(inc: SteppedIncentive, txns: Sequence[Txn], props: Properties, entity_id: str) -> Optional[Fraction]:
+    """A stepped offer's participant-level threshold value: the threshold filters' net value or
+    quantity, or the request / entity property (not for a transaction-level property)."""
+    if inc.threshold_type == "aggregated_amount":
+        return _sum_value(_matching(txns, inc.threshold_filters))
+    if inc.threshold_type == "aggregated_quantity":
+        return _sum_quantity(_matching(txns, inc.threshold_filters))
+    parser = parse_boolean if inc.property_type == "boolean" else parse_number
+    return props.lookup(inc.property_level, inc.property_key, parser, entity_id)
+
+
 def _stepped_earnings(
     entity_id: str, program: Program, offer: Offer, txns: Sequence[Txn], props: Properties
 ) -> list[dict[str, Any]]:
@@ -1054,13 +1065,7 @@ def _stepped_earnings(
                              lambda _t, tier=tier: tier.value)
             )
         return rows
-    if inc.threshold_type == "aggregated_amount":
-        threshold_value: Optional[Fraction] = _sum_value(_matching(txns, inc.threshold_filters))
-    elif inc.threshold_type == "aggregated_quantity":
-        threshold_value = _sum_quantity(_matching(txns, inc.threshold_filters))
-    else:
-        threshold_value = props.lookup(inc.property_level, inc.property_key, parser, entity_id)
-    tier = _pick_tier(inc.tiers, threshold_value)
+    tier = _pick_tier(inc.tiers, _threshold_value(inc, txns, props, entity_id))
     if tier is None:
         return []
     if offer.calculator == "fixed_amount":
@@ -1319,14 +1324,7 @@ def _current_tier(offer: Offer, txns: Sequence[Txn], props: Properties, entity_i
     inc = offer.stepped
     if offer.strategy != "stepped" or inc is None or (inc.threshold_type == "property" and inc.property_level == "transaction"):
         return None
-    if inc.threshold_type == "aggregated_amount":
-        value: Optional[Fraction] = _sum_value(_matching(txns, inc.threshold_filters))
-    elif inc.threshold_type == "aggregated_quantity":
-        value = _sum_quantity(_matching(txns, inc.threshold_filters))
-    else:
-        parser = parse_boolean if inc.property_type == "boolean" else parse_number
-        value = props.lookup(inc.property_level, inc.property_key, parser, entity_id)
-    tier = _pick_tier(inc.tiers, value)
+    tier = _pick_tier(inc.tiers, _threshold_value(inc, txns, props, entity_id))
     return None if tier is None else tier.key
 
 
@@ -1338,15 +1336,9 @@ def _next_tier_amount(offer: Offer, txns: Sequence[Txn], props: Properties, enti
     inc = offer.stepped
     if offer.strategy != "stepped" or inc is None:
         return None
-    if inc.threshold_type == "aggregated_amount":
-        value: Optional[Fraction] = _sum_value(_matching(txns, inc.threshold_filters))
-    elif inc.threshold_type == "aggregated_quantity":
-        value = _sum_quantity(_matching(txns, inc.threshold_filters))
-    elif inc.property_level == "transaction":
+    if inc.threshold_type == "property" and inc.property_level == "transaction":
         return None
-    else:
-        parser = parse_boolean if inc.property_type == "boolean" else parse_number
-        value = props.lookup(inc.property_level, inc.property_key, parser, entity_id)
+    value = _threshold_value(inc, txns, props, entity_id)
     if value is None:
         return None
     above = [tier for tier in inc.tiers if tier.threshold > value]
@@ -1456,3 +1448,117 @@ def _passed(qualification_rows: Iterable[Mapping[str, Any]]) -> dict[tuple[str, 
     """Per participant x offer x qualification level x key, whether it passes (met or waived)."""
     return {(r["entity_id"], r["offer_key"], r["qualification_level"], r["qualification_key"]): bool(r["met"] or r["waived"])
             for r in qualification_rows}
+
+
+# --------------------------------------------------------------------------- the forecast
+
+_OPEN_END = _dt.date(9999, 12, 31)
+
+
+def _plus_years(d: _dt.date, years: int) -> _dt.date:
+    """The same day `years` later (or earlier); 29 February -> 28 February."""
+    try:
+        return d.replace(year=d.year + years)
+    except ValueError:
+        return d.replace(year=d.year + years, day=28)
+
+
+def _catalogue_periods(programs: Union[Mapping[str, Any], Sequence[Any]]) -> list[tuple[_dt.date, _dt.date]]:
+    items = programs.get("programs", []) if isinstance(programs, Mapping) else programs
+    out = []
+    for program in items:
+        for holder in (program, *(program.get("offers") or [])):
+            for p in holder.get("time_periods") or []:
+                out.append((_dt.date.fromisoformat(str(p["start_date"])[:10]), _dt.date.fromisoformat(str(p["end_date"])[:10])))
+    return out
+
+
+def evaluate_forecast(
+    programs: Union[Mapping[str, Any], Sequence[Any]],
+    tables: Mapping[str, Sequence[Mapping[str, Any]]],
+    as_of: Optional[str] = None,
+    until: Optional[str] = None,
+    max_growth: int = 3,
+) -> dict[str, list[dict[str, Any]]]:
+    """The season-end forecast from the inputs alone (docs/forecast.md): each participant's projected
+    transactions (seasonal, recent or none), the whole evaluation run again on the actual plus the
+    projected transactions, and per participant x offer of offer_results what the season pays and
+    what its actual transactions earn within it.
+
+    Returns {"forecast_results"} with the mart's columns (no run_id)."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        ctx.rounding = ROUND_HALF_UP
+        base_tiers: dict[tuple[str, str], Optional[str]] = {}
+        base = _evaluate(programs, tables, base_tiers)
+        rows = [r for r in tables.get("transactions") or []
+                if _key(r.get("entity_id")) is not None and _date(r.get("transaction_date")) is not None]
+        day = _dt.date.fromisoformat(as_of) if as_of else max((_date(r["transaction_date"]) for r in rows), default=None)
+        if day is None:
+            return {"forecast_results": []}
+        if until:
+            horizon = _dt.date.fromisoformat(until)
+        else:
+            ends = [end for start, end in _catalogue_periods(programs) if start <= day <= end and end < _OPEN_END]
+            horizon = max(ends, default=day)
+        lag = (horizon - day).days
+        last_year, horizon_last_year = _plus_years(day, -1), _plus_years(horizon, -1)
+        season_start = _plus_years(horizon, -1) + _dt.timedelta(days=1)
+        prior_start = _plus_years(horizon, -2) + _dt.timedelta(days=1)
+        recent_start = day - _dt.timedelta(days=lag - 1)
+        by_entity: dict[str, list[Mapping[str, Any]]] = {}
+        for r in rows:
+            by_entity.setdefault(_key(r["entity_id"]), []).append(r)
+        methods: dict[str, tuple[str, Optional[Decimal]]] = {}
+        projected: list[dict[str, Any]] = []
+        for entity, mine in by_entity.items():
+            dated = [(_date(r["transaction_date"]), r) for r in mine]
+            seasonal = [r for d, r in dated if last_year < d <= horizon_last_year]
+            recent = [r for d, r in dated if recent_start <= d <= day]
+            if seasonal:
+                current = sum((_input_number(r.get("amount")) for d, r in dated if season_start <= d <= day), ZERO)
+                prior = sum((_input_number(r.get("amount")) for d, r in dated if prior_start <= d <= last_year), ZERO)
+                g = Fraction(1) if prior <= 0 else min(Fraction(max_growth), max(ZERO, current / prior))
+                methods[entity] = ("seasonal", r10(g))
+                for r in seasonal:
+                    projected.append({**{c: r.get(c) for c in _TRANSACTION_COLUMNS},
+                                      "transaction_id": f"~forecast~{_key(r['transaction_id'])}",
+                                      "transaction_date": _plus_years(_date(r["transaction_date"]), 1).isoformat(),
+                                      "quantity": str(r4(_input_number(r.get("quantity")) * g)),
+                                      "amount": str(r4(_input_number(r.get("amount")) * g))})
+            elif recent:
+                methods[entity] = ("recent", Decimal(1))
+                for r in recent:
+                    projected.append({**{c: r.get(c) for c in _TRANSACTION_COLUMNS},
+                                      "transaction_id": f"~forecast~{_key(r['transaction_id'])}",
+                                      "transaction_date": (_date(r["transaction_date"]) + _dt.timedelta(days=lag)).isoformat()})
+            else:
+                methods[entity] = ("none", None)
+        within = dict(tables)
+        within["transactions"] = [*tables.get("transactions", []), *projected]
+        tiers: dict[tuple[str, str], Optional[str]] = {}
+        out = _evaluate(programs, within, tiers)
+        offers = {(r["entity_id"], r["offer_key"]): r for r in out["offer_results"]}
+        ids = {r["transaction_id"] for r in projected}
+        accrued: dict[tuple[str, str], Decimal] = {}
+        for r in out["potential_earnings"]:
+            if r["transaction_id"] not in ids:
+                key = (r["entity_id"], r["offer_key"])
+                accrued[key] = accrued.get(key, Decimal("0.00")) + r["incentive_amount"]
+        results = []
+        for row in base["offer_results"]:
+            entity, offer = row["entity_id"], row["offer_key"]
+            method, growth = methods.get(entity, ("none", None))
+            earned = row["incentive_amount"]
+            if method == "none":
+                qualified, tier, season, accrual = row["qualified"], base_tiers.get((entity, offer)), earned, earned
+            else:
+                after = offers[(entity, offer)]
+                qualified, tier = after["qualified"], tiers.get((entity, offer))
+                season, accrual = after["incentive_amount"], accrued.get((entity, offer), Decimal("0.00"))
+            results.append({
+                "entity_id": entity, "program_key": row["program_key"], "offer_key": offer, "as_of": day,
+                "horizon": horizon, "method": method, "growth_factor": growth, "earned_to_date": earned,
+                "projected_qualified": qualified, "projected_tier_key": tier, "projected_season_amount": season,
+                "accrual_to_date": accrual, "accrual_minus_earned": accrual - earned})
+        return {"forecast_results": results}

@@ -9,7 +9,7 @@ with actual as (
 ),
 
 scenario_transactions as (
-    select * from {{ ref('incentives', 'stg_incentives__scenarios') }}
+    select * from {{ ref('incentives', 'int_incentives__hypothetical_transactions') }}
 ),
 
 scenario_participants as (

@@ -8,37 +8,53 @@ with status as (
 ),
 
 scenario_participants as (
+    -- the what-if scenarios' (the forecast has its own marts: forecast_results)
     select * from {{ ref('incentives', 'int_incentives__scenario_participants') }}
+    where not is_forecast
 ),
 
 offers as (
     select * from {{ ref('incentives', 'stg_incentives__rules_offers') }}
 ),
 
+read_rows as (
+    -- the rows of the scenario participants (a range their scans can skip by) and of the actual
+    -- participants they stand for
+    select status.* from status
+    where {{ incentives._scenario_participant_range('status.entity_id') }}
+    union all
+    select status.* from status
+    where status.entity_id in (select entity_id from scenario_participants)
+),
+
+evaluated as (
+    -- a qualification passes when met or waived
+    select
+        entity_id,
+        program_key,
+        offer_key,
+        qualification_key,
+        qualification_level,
+        coalesce(met, false) or coalesce(waived, false) as passed
+    from read_rows
+),
+
 scenario_side as (
     select
         scenario_participants.scenario_id,
         scenario_participants.entity_id,
-        status.program_key,
-        status.offer_key,
-        status.qualification_key,
-        status.qualification_level,
-        coalesce(status.met, false) or coalesce(status.waived, false) as passed
-    from status
-    inner join scenario_participants on scenario_participants.evaluation_entity_id = status.entity_id
-    where {{ incentives._scenario_participant_range('status.entity_id') }}
+        evaluated.program_key,
+        evaluated.offer_key,
+        evaluated.qualification_key,
+        evaluated.qualification_level,
+        evaluated.passed
+    from evaluated
+    inner join scenario_participants on scenario_participants.evaluation_entity_id = evaluated.entity_id
 ),
 
 actual_side as (
-    select
-        status.entity_id,
-        status.program_key,
-        status.offer_key,
-        status.qualification_key,
-        status.qualification_level,
-        coalesce(status.met, false) or coalesce(status.waived, false) as passed
-    from status
-    where status.entity_id in (select entity_id from scenario_participants)
+    select * from evaluated
+    where evaluated.entity_id in (select entity_id from scenario_participants)
 ),
 
 changed as (

@@ -11,7 +11,9 @@ with earnings as (
 ),
 
 scenario_participants as (
+    -- the what-if scenarios' (the forecast has its own marts: forecast_results)
     select * from {{ ref('incentives', 'int_incentives__scenario_participants') }}
+    where not is_forecast
 ),
 
 scenario_transactions as (

@@ -7,7 +7,9 @@
 -- row of the actual participant (none for a participant new in the scenario: 0 and not
 -- qualified). docs/scenarios.md.
 with scenario_participants as (
+    -- the what-if scenarios' (the forecast has its own marts: forecast_results)
     select * from {{ ref('incentives', 'int_incentives__scenario_participants') }}
+    where not is_forecast
 ),
 
 offer_status as (

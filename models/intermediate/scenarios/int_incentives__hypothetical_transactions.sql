@@ -1,0 +1,24 @@
+{{ config(materialized='view') }}
+
+-- Every transaction a scenario adds to its participant's actual ones: the what-if scenarios'
+-- (stg_incentives__scenarios) and the forecast's projected transactions
+-- (int_incentives__forecast_transactions, scenario_id ''). docs/scenarios.md, docs/forecast.md.
+with scenario_transactions as (
+    select * from {{ ref('incentives', 'stg_incentives__scenarios') }}
+),
+
+forecast_transactions as (
+    select * from {{ ref('incentives', 'int_incentives__forecast_transactions') }}
+),
+
+final as (
+    select scenario_id, entity_id, transaction_id, transaction_type, transaction_date, sku_key, quantity, uom_key, amount
+    from scenario_transactions
+    {%- if incentives.using_forecast() %}
+    union all
+    select scenario_id, entity_id, transaction_id, transaction_type, transaction_date, sku_key, quantity, uom_key, amount
+    from forecast_transactions
+    {%- endif %}
+)
+
+select * from final
