@@ -133,3 +133,40 @@ def test_yoy_growth_on_the_projected_season_against_the_actual_prior_one(forecas
     row = forecast[("Y", "growth_c")]
     assert row["growth_factor"] == D("1.2")
     assert _figures(row) == ("seasonal", D("0.00"), True, None, D("2400.00"), D("1200.00"), D("1200.00"))
+
+
+@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
+def test_history_keeps_every_run_and_the_accrual_changes(engine: str, tmp_path) -> None:
+    """Two runs, the second a month later with one more purchase of P (2026-04-15, 10,000): P's
+    g = 70,000 / 50,000, its 2025-05-20 row projected at 56,000, 15% on the actual 70,000: the
+    accrual goes from 9,000.00 to 10,500.00. offer_results_history holds both runs, accrual_changes
+    the 1,500.00; a third run refused for bad data leaves both as they were."""
+    from compiler.errors import IncentivesError
+
+    tables = ("forecast_results", "offer_results_history", "accrual_changes")
+    first = run_engine(PROGRAMS, TABLES, tmp_path, target=engine, extra_tables=tables,
+                       forecast={"incentives_using_forecast": True, "incentives_as_of": AS_OF})
+    (run_1,) = {r["run_id"] for r in first["forecast_results"]}
+    later = {**TABLES, "transactions": [*TABLES["transactions"], _txn("P6", "P", "sku_a", "2026-04-15", "10000")]}
+    second = run_engine(PROGRAMS, later, tmp_path, target=engine, extra_tables=tables,
+                        forecast={"incentives_using_forecast": True, "incentives_as_of": "2026-04-30"})
+    (run_2,) = {r["run_id"] for r in second["forecast_results"]}
+    history = {(r["run_id"], r["entity_id"], r["offer_key"]): r for r in second["offer_results_history"]
+               if r["run_id"] in (run_1, run_2)}
+    assert history[(run_1, "P", "stepped_a")]["accrual_to_date"] == D("9000.00")
+    assert history[(run_2, "P", "stepped_a")]["accrual_to_date"] == D("10500.00")
+    assert history[(run_2, "P", "stepped_a")]["as_of"].isoformat() == "2026-04-30"
+    assert len(history) == len(first["offer_results"]) + len(second["offer_results"])
+    changes = {(r["entity_id"], r["offer_key"]): r for r in second["accrual_changes"]}
+    p = changes[("P", "stepped_a")]
+    assert (p["previous_run_id"], p["run_id"], p["previous_accrual_to_date"], p["accrual_change"]) == \
+        (run_1, run_2, D("9000.00"), D("1500.00"))
+    assert changes[("Q", "stepped_a")]["accrual_change"] == D("0.00")
+    bad = {**later, "transactions": [*later["transactions"], _txn("X1", "P", "sku_a", "2026-13-01", "1")]}
+    with pytest.raises(IncentivesError):
+        run_engine(PROGRAMS, bad, tmp_path, target=engine, extra_tables=tables,
+                   forecast={"incentives_using_forecast": True})
+    from tests.harness import read_target_results
+
+    after = read_target_results(engine, tmp_path, tables)
+    assert normalized(after["offer_results_history"]) == normalized(second["offer_results_history"])

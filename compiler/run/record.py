@@ -14,6 +14,9 @@ from ..compile.programs import RejectedProgram
 from .sql import sql_string
 
 RESULT_TABLES = ("qualification_results", "potential_earnings", "offer_results")
+# the tables a run carries over from the previous results into its new ones before the build (dbt's
+# incremental models append to them; docs/forecast.md), like `runs`
+HISTORY_TABLES = ("offer_results_history",)
 
 SHOWN_REJECTIONS = 20  # problems of left-out programs and rows listed in the summary (all are in the tables)
 

@@ -22,7 +22,7 @@ from ..run.progress import PhaseTimer
 from ..run.sql import sql_string
 from ..run.validate_data import check_rule_tables, compile_rule_checks
 from ..statements import with_statements
-from ..run.record import (REJECTED_TABLES, RESULT_TABLES, RUNS_COLUMNS, RunInputs, Summary, rejected_tables_sql,
+from ..run.record import (HISTORY_TABLES, REJECTED_TABLES, RESULT_TABLES, RUNS_COLUMNS, RunInputs, Summary, rejected_tables_sql,
                                run_context_sql, stage_rejected_programs, summarize_with)
 from .base import RunJob, Target
 
@@ -73,6 +73,7 @@ class DuckDBTarget(Target):
             say(f"  run id {run_id}")
             con = duckdb.connect(str(building))
             try:  # the rule tables where dbt's seeds go, and the seeds' data tests on them (the build leaves both out)
+                carry_history(con, database)
                 load_rule_tables(con, rules_dir, "main" + RULES_SCHEMA_SUFFIX)
                 for warning in check_rule_tables(con, compile_rule_checks(building.name, run_vars(unit_tests, data_dir=data_dir))):
                     say(f"  warning: {warning}")
@@ -153,6 +154,23 @@ def _load_building(building: Path, programs: Path, data_dir: Path, started_at: d
     finally:
         con.close()
     return counts, inputs, run_id
+
+
+def carry_history(con: Any, database: Path) -> None:
+    """The previous results' HISTORY_TABLES into the building file, where dbt's incremental model
+    appends this run's rows (docs/forecast.md); nothing when there are no previous results."""
+    if not database.exists():
+        return
+    con.execute(f"attach {sql_string(str(database.resolve()))} as previous (read_only)")
+    try:
+        have = {r[0] for r in con.execute(
+            "select table_name from information_schema.tables where table_catalog = 'previous' "
+            "and table_schema = 'main'").fetchall()}
+        for name in HISTORY_TABLES:
+            if name in have:
+                con.execute(f"create table main.{name} as select * from previous.main.{name}")
+    finally:
+        con.execute("detach previous")
 
 
 RUNS_DDL = "create table if not exists main.runs ({})".format(", ".join(

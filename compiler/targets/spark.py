@@ -130,6 +130,9 @@ class Spark(Warehouse):
         frame = self.session.createDataFrame([row], StructType([StructField(c, types[t]) for c, t in RUNS_COLUMNS]))
         frame.write.insertInto(f"{schema}.runs")
 
+    def copy_table(self, from_schema: str, to_schema: str, name: str) -> None:
+        self.execute(f"create table {to_schema}.{name} using parquet as select * from {from_schema}.{name}")
+
     def swap(self, building: str, schema: str) -> None:
         """Copy each result table next to the live one, then rename it over the live one."""
         self.create_schema(schema)

@@ -41,7 +41,7 @@ from ..errors import RunError
 from ..run.build import PROJECT_DIR, build_selection, run_dbt, run_vars
 from ..run.load import compile_alongside, load_and_validate, load_rule_tables
 from ..run.progress import PhaseTimer
-from ..run.record import (REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
+from ..run.record import (HISTORY_TABLES, REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
                                rejected_tables_sql, run_context_sql, stage_rejected_programs, summarize_with)
 from ..statements import with_statements
 from . import TARGETS, get_target, target_class
@@ -119,6 +119,10 @@ class Warehouse:
     def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
         raise NotImplementedError
 
+    def copy_table(self, from_schema: str, to_schema: str, name: str) -> None:
+        """A copy of `from_schema.name` as `to_schema.name` (the history a run carries over)."""
+        self.execute(f"create table {to_schema}.{name} as select * from {from_schema}.{name}")
+
     def swap(self, building: str, schema: str) -> None:
         raise NotImplementedError
 
@@ -195,6 +199,11 @@ class WarehouseTarget(Target):
                 warehouse.copy_from_duckdb(scratch, f"raw.{name}", building + "_raw", name)
             for name in rule_names:
                 warehouse.copy_from_duckdb(scratch, f"rules.{name}", building + "_rules", name)
+            live = set(warehouse.tables(schema))
+            for name in HISTORY_TABLES:  # the previous results' history, where dbt's incremental model appends
+                if name in live:
+                    warehouse.create_schema(building)
+                    warehouse.copy_table(schema, building, name)
             phase("load")
 
             inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})

@@ -1,0 +1,45 @@
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
+
+-- One row per run x participant x offer: what offer_results and forecast_results said on that run
+-- (accrual and projection null when the run had no forecast). Incremental: each build appends its
+-- run's rows once (a run already in the table is not appended again). `incentives run` builds into
+-- a new file or schemas, and copies the previous results' history there first
+-- (compiler/targets/), so the history is carried over through the swap like `runs`, and a failed
+-- run leaves it as it was. With dbt alone, a build without a run id (incentives_run_id /
+-- run_context) is recorded under 'manual-' and dbt's invocation id. docs/forecast.md.
+with offers as (
+    select * from {{ ref('incentives', 'offer_results') }}
+),
+
+forecast as (
+    select * from {{ ref('incentives', 'forecast_results') }}
+),
+
+final as (
+    select
+        {%- if incentives.setting('incentives_run_id') is none and not incentives.setting('incentives_run_context') %}
+        cast('manual-{{ invocation_id }}' as {{ dbt.type_string() }}) as run_id,
+        {%- else %}
+        offers.run_id,
+        {%- endif %}
+        cast({{ dbt.current_timestamp() }} as {{ dbt.type_timestamp() }}) as recorded_at,
+        forecast.as_of,
+        offers.entity_id,
+        offers.program_key,
+        offers.offer_key,
+        offers.incentive_amount,
+        offers.potential_if_qualified,
+        forecast.accrual_to_date,
+        forecast.projected_season_amount,
+        offers.current_tier_key,
+        forecast.projected_tier_key
+    from offers
+    left join forecast
+        on forecast.entity_id = offers.entity_id
+        and forecast.offer_key = offers.offer_key
+)
+
+select * from final
+{%- if is_incremental() %}
+where final.run_id not in (select run_id from {{ this }})
+{%- endif %}
