@@ -107,9 +107,10 @@ final as (
         growth.method,
         {{ incentives.cast_measure('growth.growth_numerator') }} as growth_numerator,
         {{ incentives.cast_measure('growth.growth_denominator') }} as growth_denominator,
-        case when growth.method = 'seasonal'
-             then {{ incentives.divide('growth.growth_numerator', 'growth.growth_denominator', 10) }}
-             when growth.method = 'recent' then cast(1 as decimal(38,10)) end as growth_factor,
+        {{ incentives.cast_measure(
+            "case when growth.method = 'seasonal'
+                  then " ~ incentives.divide('growth.growth_numerator', 'growth.growth_denominator', 10) ~ "
+                  when growth.method = 'recent' then 1 end") }} as growth_factor,
         {{ incentives.cast_measure('growth.current_value') }} as current_value,
         {{ incentives.cast_measure('growth.prior_value') }} as prior_value,
         windows.lag_days,
