@@ -11,8 +11,8 @@ import pytest
 
 from tests.harness import engine_params, normalized, run_engine
 from tests.oracle.evaluator import evaluate_forecast
+from tests.test_worked_examples import BUY, _txn
 
-BUY = "retailer_purchases_from_distribution"
 AS_OF = "2026-03-31"
 SEASON = {"key": "season", "label": "2026", "start_date": "2025-09-01", "end_date": "2026-08-31"}
 PRIOR = {"key": "prior", "label": "2025", "start_date": "2024-09-01", "end_date": "2025-08-31"}
@@ -59,25 +59,20 @@ PROGRAMS = {"programs": [
 ]}
 
 
-def _txn(tid: str, entity: str, sku: str, date: str, amount: str) -> dict:
-    return {"transaction_id": tid, "entity_id": entity, "transaction_type": BUY, "transaction_date": date,
-            "sku_key": sku, "quantity": "1", "uom_key": "gal", "amount": amount}
-
-
 TABLES = {
     "transactions": [
         # P, seasonal: g = 60,000 / 50,000 = 1.2; 2025-05-20 projected to 2026-05-20 at 48,000
-        _txn("P1", "P", "sku_a", "2025-10-15", "20000"), _txn("P2", "P", "sku_a", "2026-02-10", "40000"),
-        _txn("P3", "P", "sku_a", "2024-10-15", "30000"), _txn("P4", "P", "sku_a", "2025-02-10", "20000"),
-        _txn("P5", "P", "sku_a", "2025-05-20", "40000"),
+        _txn("P1", "P", "sku_a", "1", "20000", "2025-10-15"), _txn("P2", "P", "sku_a", "1", "40000", "2026-02-10"),
+        _txn("P3", "P", "sku_a", "1", "30000", "2024-10-15"), _txn("P4", "P", "sku_a", "1", "20000", "2025-02-10"),
+        _txn("P5", "P", "sku_a", "1", "40000", "2025-05-20"),
         # Q, recent: L = 153, window [2025-10-30, 2026-03-31]: 2026-01-10 projected to 2026-06-12
-        _txn("Q1", "Q", "sku_a", "2026-01-10", "30000"),
+        _txn("Q1", "Q", "sku_a", "1", "30000", "2026-01-10"),
         # R, seasonal with g = 1: 60,000 + the projected 50,000 meets min_b (100,000)
-        _txn("R1", "R", "sku_b", "2024-12-01", "60000"), _txn("R2", "R", "sku_b", "2025-05-01", "50000"),
-        _txn("R3", "R", "sku_b", "2026-02-01", "60000"),
+        _txn("R1", "R", "sku_b", "1", "60000", "2024-12-01"), _txn("R2", "R", "sku_b", "1", "50000", "2025-05-01"),
+        _txn("R3", "R", "sku_b", "1", "60000", "2026-02-01"),
         # Y, seasonal with g = 1.2: the season 60,000 + 60,000 projected against the prior 100,000: 120
-        _txn("Y1", "Y", "sku_c", "2024-10-01", "50000"), _txn("Y2", "Y", "sku_c", "2025-06-01", "50000"),
-        _txn("Y3", "Y", "sku_c", "2025-10-01", "60000"),
+        _txn("Y1", "Y", "sku_c", "1", "50000", "2024-10-01"), _txn("Y2", "Y", "sku_c", "1", "50000", "2025-06-01"),
+        _txn("Y3", "Y", "sku_c", "1", "60000", "2025-10-01"),
     ],
     "products": [{"sku_key": s, "brand_key": s} for s in ("sku_a", "sku_b", "sku_c")],
 }
@@ -147,7 +142,7 @@ def test_history_keeps_every_run_and_the_accrual_changes(engine: str, tmp_path) 
     first = run_engine(PROGRAMS, TABLES, tmp_path, target=engine, extra_tables=tables,
                        forecast={"incentives_using_forecast": True, "incentives_as_of": AS_OF})
     (run_1,) = {r["run_id"] for r in first["forecast_results"]}
-    later = {**TABLES, "transactions": [*TABLES["transactions"], _txn("P6", "P", "sku_a", "2026-04-15", "10000")]}
+    later = {**TABLES, "transactions": [*TABLES["transactions"], _txn("P6", "P", "sku_a", "1", "10000", "2026-04-15")]}
     second = run_engine(PROGRAMS, later, tmp_path, target=engine, extra_tables=tables,
                         forecast={"incentives_using_forecast": True, "incentives_as_of": "2026-04-30"})
     (run_2,) = {r["run_id"] for r in second["forecast_results"]}
@@ -162,7 +157,7 @@ def test_history_keeps_every_run_and_the_accrual_changes(engine: str, tmp_path) 
     assert (p["previous_run_id"], p["run_id"], p["previous_accrual_to_date"], p["accrual_change"]) == \
         (run_1, run_2, D("9000.00"), D("1500.00"))
     assert changes[("Q", "stepped_a")]["accrual_change"] == D("0.00")
-    bad = {**later, "transactions": [*later["transactions"], _txn("X1", "P", "sku_a", "2026-13-01", "1")]}
+    bad = {**later, "transactions": [*later["transactions"], _txn("X1", "P", "sku_a", "1", "1", "2026-13-01")]}
     with pytest.raises(IncentivesError):
         run_engine(PROGRAMS, bad, tmp_path, target=engine, extra_tables=tables,
                    forecast={"incentives_using_forecast": True})

@@ -1473,6 +1473,14 @@ def _catalogue_periods(programs: Union[Mapping[str, Any], Sequence[Any]]) -> lis
     return out
 
 
+def _projected(row: Mapping[str, Any], day: _dt.date, g: Fraction) -> dict[str, Any]:
+    """The projection of an actual transaction: dated `day`, quantity and amount x g rounded to the
+    inputs' 4 places, its id prefixed with ~forecast~."""
+    return {**{c: row.get(c) for c in _TRANSACTION_COLUMNS}, "transaction_id": f"~forecast~{_key(row['transaction_id'])}",
+            "transaction_date": day.isoformat(), "quantity": str(r4(_input_number(row.get("quantity")) * g)),
+            "amount": str(r4(_input_number(row.get("amount")) * g))}
+
+
 def evaluate_forecast(
     programs: Union[Mapping[str, Any], Sequence[Any]],
     tables: Mapping[str, Sequence[Mapping[str, Any]]],
@@ -1520,18 +1528,11 @@ def evaluate_forecast(
                 prior = sum((_input_number(r.get("amount")) for d, r in dated if prior_start <= d <= last_year), ZERO)
                 g = Fraction(1) if prior <= 0 else min(Fraction(max_growth), max(ZERO, current / prior))
                 methods[entity] = ("seasonal", r10(g))
-                for r in seasonal:
-                    projected.append({**{c: r.get(c) for c in _TRANSACTION_COLUMNS},
-                                      "transaction_id": f"~forecast~{_key(r['transaction_id'])}",
-                                      "transaction_date": _plus_years(_date(r["transaction_date"]), 1).isoformat(),
-                                      "quantity": str(r4(_input_number(r.get("quantity")) * g)),
-                                      "amount": str(r4(_input_number(r.get("amount")) * g))})
+                projected += (_projected(r, _plus_years(_date(r["transaction_date"]), 1), g) for r in seasonal)
             elif recent:
                 methods[entity] = ("recent", Decimal(1))
-                for r in recent:
-                    projected.append({**{c: r.get(c) for c in _TRANSACTION_COLUMNS},
-                                      "transaction_id": f"~forecast~{_key(r['transaction_id'])}",
-                                      "transaction_date": (_date(r["transaction_date"]) + _dt.timedelta(days=lag)).isoformat()})
+                projected += (_projected(r, _date(r["transaction_date"]) + _dt.timedelta(days=lag), Fraction(1))
+                              for r in recent)
             else:
                 methods[entity] = ("none", None)
         within = dict(tables)

@@ -17,11 +17,9 @@ forecast as (
 
 final as (
     select
-        {%- if incentives.setting('incentives_run_id') is none and not incentives.setting('incentives_run_context') %}
-        cast('manual-{{ invocation_id }}' as {{ dbt.type_string() }}) as run_id,
-        {%- else %}
-        offers.run_id,
-        {%- endif %}
+        -- offer_results' run id, typed as its contract (an incremental model checks the types it
+        -- appends against its table's); a build without a run id (`manual`) gets dbt's invocation id
+        case when offers.run_id = 'manual' then 'manual-{{ invocation_id }}' else offers.run_id end as run_id,
         cast({{ dbt.current_timestamp() }} as {{ dbt.type_timestamp() }}) as recorded_at,
         forecast.as_of,
         offers.entity_id,
