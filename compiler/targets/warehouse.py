@@ -39,10 +39,11 @@ import duckdb
 
 from ..errors import RunError
 from ..run.build import PROJECT_DIR, build_selection, run_dbt, run_vars
-from ..run.load import compile_alongside, load_and_validate, load_rule_tables
+from ..run.load import RULES_SCHEMA_SUFFIX, compile_alongside, load_and_validate, load_rule_tables
 from ..run.progress import PhaseTimer
 from ..run.record import (HISTORY_TABLES, REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
                                rejected_tables_sql, run_context_sql, stage_rejected_programs, summarize_with)
+from ..run.validate_data import check_rule_tables, compile_rule_checks
 from ..statements import with_statements
 from . import TARGETS, get_target, target_class
 from .base import RunJob, RunLock, Target
@@ -186,6 +187,11 @@ class WarehouseTarget(Target):
                 skip_invalid_programs)
             stage_rejected_programs(scratch, rejected)
             rule_names = load_rule_csvs(scratch, rules_dir)
+            # the seeds' data tests on the rule tables, in one query in the scratch DuckDB (as a DuckDB
+            # run does): the build leaves them out instead of sending the target one query each
+            load_rule_tables(scratch, rules_dir, "main" + RULES_SCHEMA_SUFFIX)
+            for warning in check_rule_tables(scratch, compile_rule_checks(":memory:", run_vars(False, data_dir=data_dir))):
+                say(f"  warning: {warning}")
             phase("read rules")
             say(f"  {', '.join(f'{name} {n:,}' for name, n in counts.items())}")
 
@@ -218,7 +224,7 @@ class WarehouseTarget(Target):
                                 incentives_input_schema=building + "_raw")
             # the rule tables are where dbt's seeds go (<build schema>_rules): the seeds are left out
             args = ["build", "--target", target, "--vars", json.dumps(dbt_vars),
-                    *build_selection(unit_tests, statements=statements)]
+                    *build_selection(unit_tests, rule_checks_done=True, statements=statements)]
             run_dbt(args, None, say, threads)
             phase("build")
 
