@@ -257,8 +257,43 @@ cast({{ exact }} as decimal(38,{{ scale }}))
 {{ return("element_at(transform(array(named_struct(" ~ parts | join(", ") ~ ")), " ~ name ~ " -> " ~ body ~ "), 1)") }}
 {%- endmacro %}
 
+{#- Spark: one decimal division, then the exact rounding (spark_rounded_quotient). The numerator
+    is exact in DECIMAL(38, 20) (products of two operands of 10 places below 10^18), the
+    denominator in DECIMAL(38, 10), and Spark types their quotient DECIMAL(38, 23) (DECIMAL(38, 18)
+    for a numerator of single operands): 15 integer digits (20), more places than the result's.
+    A multiplier other than 1 (no caller has one) takes the limbs. -#}
 {% macro spark__quotient(terms, multiplier, denominator, scale) -%}
+{%- if multiplier | string != '1' -%}
 cast({{ incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'decimal(38,0)', incentives._spark_limb_quotient) }} as decimal(38,{{ scale }}))
+{%- else -%}
+{%- set parts = [] -%}{%- set ns = namespace(places=10) -%}
+{%- for x, y in terms -%}
+  {%- if y | string == '1' -%}{%- do parts.append("cast(" ~ x ~ " as decimal(38,10))") -%}
+  {%- else -%}{%- do parts.append("cast(" ~ x ~ " as decimal(38,10)) * cast(" ~ y ~ " as decimal(38,10))") -%}{%- set ns.places = 20 -%}{%- endif -%}
+{%- endfor -%}
+{{ incentives._spark_rounded_quotient("(" ~ parts | join(" + ") ~ ")", "cast(" ~ denominator ~ " as decimal(38,10))", scale) }}
+{%- endif -%}
+{%- endmacro %}
+
+{#- _spark_rounded_quotient(n, d, scale): n / d rounded half away from zero to `scale` places, as
+    decimal(38, scale), null when d is 0, for exact decimals n and d whose Spark quotient has more
+    than `scale` places (so it is within 10^-(scale+1) of n / d). Spark rounds that quotient (to
+    its type's places, then to `scale`: a rounding of a rounding can land one unit off at a tie),
+    so q0 = cast(n / d) is within one unit u = 10^-scale of n / d, and the exact remainder
+    e = n - q0 x d decides: 2|e| < |d| u keeps q0; 2|e| > |d| u moves one unit toward n / d (the
+    direction sign(e) x sign(d)); 2|e| = |d| u is a tie, which moves only away from zero (when
+    sign(e) = sign(n)). Every step is an exact decimal product or difference (|x| is written
+    x x sign(x): Spark's abs() and unary minus keep only 34 significant digits), and the SQL is a
+    few copies of n and d, which Spark's planner and code generator share (the limbs' form is 20
+    times longer). Beyond the types' digits Spark fails the build (ANSI mode), never a wrong digit. -#}
+{% macro _spark_rounded_quotient(n, d, scale) -%}
+{%- set unit = incentives._unit(scale) -%}
+{%- set dd = "nullif(" ~ d ~ ", 0)" -%}
+{%- set q0 = "cast(" ~ n ~ " / " ~ dd ~ " as decimal(38," ~ scale ~ "))" -%}
+{%- set e = "(" ~ n ~ " - " ~ q0 ~ " * " ~ dd ~ ")" -%}
+{%- set c = "sign(2 * " ~ e ~ " * cast(sign(" ~ e ~ ") as decimal(1,0)) - " ~ dd ~ " * cast(sign(" ~ dd ~ ") as decimal(1,0)) * " ~ unit ~ ")" -%}
+{%- set step = "cast((" ~ c ~ " + 1 + (1 - abs(" ~ c ~ ")) * sign(" ~ n ~ ") * sign(" ~ e ~ ")) / 2 * sign(" ~ e ~ ") * sign(" ~ dd ~ ") as decimal(1,0))" -%}
+cast({{ q0 }} + {{ step }} * {{ unit }} as decimal(38,{{ scale }}))
 {%- endmacro %}
 
 {#- safe_to_decimal(text_expr): the text as a measure, or null when it is not a number. -#}
