@@ -22,6 +22,10 @@ export INCENTIVES_ENGINES
 # in-process on one worker and the Thrift server's tests on one); TEST_WORKERS=0 runs them in one;
 # the slowest tests are listed at the end
 TEST_WORKERS ?= 4
+# the tests' Spark JVMs (in-process and the local cluster's): C1 only and the parallel collector. On
+# the tests' small data most of Spark's CPU is the JIT compiling each query's generated classes and
+# the concurrent collector (docs/engines.md); a run on real data keeps the JVM's defaults
+test engines: export INCENTIVES_SPARK_JAVA_OPTIONS ?= -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m -XX:+UseParallelGC
 PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --durations=40
 
 .PHONY: install run test test-quick compile clean engines

@@ -114,12 +114,17 @@ done
 # quotients, and ANSI mode (an overflow or a bad cast fails instead of returning NULL).
 say "starting the Thrift server on $HOST:$THRIFT_PORT"
 EXECUTOR_MEMORY=${INCENTIVES_SPARK_EXECUTOR_MEMORY:-1536m}
+# INCENTIVES_SPARK_JAVA_OPTIONS: more options of the server's and the executors' JVMs (make test
+# passes the tests' ones, see the Makefile)
+JAVA_OPTIONS=${INCENTIVES_SPARK_JAVA_OPTIONS:-}
+EXECUTOR_JAVA=()
+if [ -n "$JAVA_OPTIONS" ]; then EXECUTOR_JAVA=(--conf "spark.executor.extraJavaOptions=$JAVA_OPTIONS"); fi
 # Spark's launcher sizes the Thrift server's JVM from SPARK_DAEMON_MEMORY (not --driver-memory)
 start thriftserver env SPARK_DAEMON_MEMORY="$DRIVER_MEMORY" "$SPARK_HOME/bin/spark-submit" \
     --master "$MASTER_URL" --name incentives-thrift-server \
     --class org.apache.spark.sql.hive.thriftserver.HiveThriftServer2 \
     --driver-memory "$DRIVER_MEMORY" \
-    --driver-java-options "-Dderby.system.home=$DIR" \
+    --driver-java-options "-Dderby.system.home=$DIR $JAVA_OPTIONS" "${EXECUTOR_JAVA[@]}" \
     --conf spark.driver.host="$HOST" --conf spark.driver.bindAddress="$HOST" \
     --conf spark.executor.cores="$WORKER_CORES" --conf spark.executor.memory="$EXECUTOR_MEMORY" \
     --conf spark.cores.max=$((WORKERS * WORKER_CORES)) \
