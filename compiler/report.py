@@ -1,8 +1,10 @@
 """`incentives report`: one self-contained HTML page of a run's results that works offline (inline
 CSS and inline SVG, no script, no font or image from anywhere): totals per program and offer,
 qualified counts, per participant a progress bar to each stepped offer's next tier with the gap
-and the uplift, and a chart of the amount at stake by gap (table participant_opportunities); when vendor statements
-were imported, their reconciliation (compiler/reconcile.py, report_section).
+and the uplift, and a chart of the amount at stake by gap (table participant_opportunities); the what-if
+scenarios when the run had some; with a forecast, per offer earned to date against the accrual and the
+projected season amount, and a chart of the accrual over the runs of offer_results_history; when vendor
+statements were imported, their reconciliation (compiler/reconcile.py, report_section).
 """
 
 from __future__ import annotations
@@ -225,6 +227,7 @@ def render(con: Any) -> str:
                            f'<td class="num">{_money(o["amount_at_stake"])}</td></tr>')
             out.append("</tbody></table>")
     out.append(scenarios_section(con))  # the what-if scenarios, when the run had some
+    out.append(forecast_section(con))  # the forecast and the accruals, when the run had a forecast
     out.append(report_section(con))  # the reconciliation with the vendor's statements, when imported
     out.append("</body></html>\n")
     return "\n".join(out)
@@ -281,6 +284,65 @@ def scenarios_section(con: Any) -> str:
     out.append("</tbody></table>")
     if changed > SECTION_SCENARIO_ROWS:
         out.append(f'<p class="muted">... {changed - SECTION_SCENARIO_ROWS:,} more rows in table scenario_results.</p>')
+    return "\n".join(out)
+
+
+def _table_present(con: Any, name: str) -> bool:
+    return bool(con.execute("select count(*) from information_schema.tables "
+                            f"where table_schema = 'main' and table_name = '{name}'").fetchone()[0])
+
+
+def _accrual_chart(runs: list[dict[str, Any]]) -> str:
+    """Bars (inline SVG) of the total accrual_to_date of each run of the history that had a forecast."""
+    top = max([abs(r["accrual"]) for r in runs] + [Decimal(1)])
+    bar, gap, height = 28, 10, 90
+    parts = [f'<svg class="accruals" width="{len(runs) * (bar + gap) + 20}" height="{height + 40}" role="img" '
+             'aria-label="accrual to date by run">']
+    for i, r in enumerate(runs):
+        h = float(abs(r["accrual"]) / top) * height
+        x = 10 + i * (bar + gap)
+        parts.append(f'<rect x="{x}" y="{height - h + 5:.1f}" width="{bar}" height="{h:.1f}" fill="#3e7cb1" '
+                     f'data-run="{_e(r["run_id"])}"><title>{_e(r["run_id"])}: {_money(r["accrual"])}</title></rect>'
+                     f'<text x="{x + bar / 2}" y="{height + 20}" font-size="9" text-anchor="middle">'
+                     f'{_e(str(r["as_of"]) if r["as_of"] is not None else "")}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def forecast_section(con: Any) -> str:
+    """The report's forecast section (docs/forecast.md): per offer, earned to date against the
+    accrual and the projected season amount (forecast_results), and the total accrual of each run
+    of offer_results_history; empty when the run had no forecast."""
+    if not _table_present(con, "forecast_results"):
+        return ""
+    rows = _rows(con, """
+        select offer_key, min(as_of) as as_of, min(horizon) as horizon, count(*) as participants,
+            sum(earned_to_date) as earned, sum(accrual_to_date) as accrual,
+            sum(projected_season_amount) as projected, sum(accrual_minus_earned) as catch_up
+        from main.forecast_results group by offer_key order by offer_key""")
+    if not rows:
+        return ""
+    out = ['<h2 id="forecast">Forecast and accruals</h2>',
+           f'<p class="muted">As of {_e(rows[0]["as_of"])}, projected to {_e(rows[0]["horizon"])} (table '
+           "forecast_results): what the actual transactions earn today, what they earn under the projected "
+           "outcome (the accrual) and what the offer pays at the season's end.</p>",
+           '<table><thead><tr><th>offer</th><th class="num">participants</th><th class="num">earned to date</th>'
+           '<th class="num">accrual to date</th><th class="num">accrual - earned</th>'
+           '<th class="num">projected season</th></tr></thead><tbody>']
+    for r in rows:
+        out.append(f'<tr data-forecast="{_e(r["offer_key"])}"><td class="key">{_e(r["offer_key"])}</td>'
+                   f'<td class="num">{r["participants"]:,}</td><td class="num">{_money(r["earned"])}</td>'
+                   f'<td class="num">{_money(r["accrual"])}</td><td class="num">{_money(r["catch_up"])}</td>'
+                   f'<td class="num">{_money(r["projected"])}</td></tr>')
+    out.append("</tbody></table>")
+    if _table_present(con, "offer_results_history"):
+        runs = _rows(con, """
+            select run_id, max(as_of) as as_of, sum(accrual_to_date) as accrual from main.offer_results_history
+            where accrual_to_date is not null group by run_id order by max(as_of), min(recorded_at), run_id""")
+        if runs:
+            out.append(f'<h3>Accrual to date by run</h3><p class="muted">{len(runs):,} run(s) with a forecast in '
+                       "offer_results_history (table accrual_changes: the change since the previous run).</p>")
+            out.append(_accrual_chart(runs))
     return "\n".join(out)
 
 

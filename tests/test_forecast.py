@@ -165,3 +165,11 @@ def test_history_keeps_every_run_and_the_accrual_changes(engine: str, tmp_path) 
 
     after = read_target_results(engine, tmp_path, tables)
     assert normalized(after["offer_results_history"]) == normalized(second["offer_results_history"])
+    if engine == "duckdb":  # the HTML report's forecast section, from the same file
+        from compiler.report import _money, report
+
+        page = report(tmp_path / "results.duckdb", tmp_path / "report.html").read_text()
+        accrual = sum(r["accrual_to_date"] for r in second["forecast_results"] if r["offer_key"] == "stepped_a")
+        row = page.split('<tr data-forecast="stepped_a">', 1)[1].split("</tr>", 1)[0]
+        assert _money(accrual) in row and 'id="forecast"' in page
+        assert f'data-run="{run_1}"' in page and f'data-run="{run_2}"' in page
