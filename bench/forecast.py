@@ -25,7 +25,6 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT / "bench"))
 import run as bench_run  # noqa: E402  (bench/run.py: the run monitor and dbt's run results watcher)
 
-INCENTIVES = Path(sys.executable).parent / "incentives"
 OUT = PROJECT / "bench" / "out" / "forecast"
 
 
@@ -45,20 +44,6 @@ def cut_at(data: Path, as_of: str, out: Path) -> Path:
                 f"to '{out / 'transactions.parquet'}' (format parquet)")
     con.close()
     return out
-
-
-def timed_run(programs: Path, data: Path, database: Path, forecast: list[str]) -> dict:
-    """Wall and CPU seconds, peak RSS and the seconds of each dbt node of one `incentives run`."""
-    for p in database.parent.glob(database.name + "*"):
-        shutil.rmtree(p) if p.is_dir() else p.unlink()
-    log = database.with_suffix(".log")
-    watcher = bench_run.RunResultsWatcher("incentives", database.with_suffix(".run_results.json"))
-    code, seconds, peak, cpu = bench_run.monitored([str(INCENTIVES), "run", "--programs", str(programs), "--data",
-                                                    str(data), "--database", str(database), *forecast], log, watcher)
-    if code != 0:
-        raise SystemExit(f"incentives run failed ({code}):\n{log.read_text()[-3000:]}")
-    nodes = {r["unique_id"].split(".")[-1]: r["execution_time"] for r in (watcher.data or {}).get("results", [])}
-    return {"seconds": seconds, "peak": peak, "cpu": cpu, "nodes": nodes}
 
 
 def forecast_rows(database: Path) -> dict[str, int]:
@@ -93,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, list[dict]] = {label: [] for label in modes}
     for i in range(args.repeats):
         for label, flags in modes.items():
-            run = timed_run(programs, data, OUT / f"{label}.duckdb", flags)
+            run = bench_run.timed_run(programs, data, OUT / f"{label}.duckdb", tuple(flags))
             runs[label].append(run)
             print(f"  run {i + 1} {label} forecast: {run['seconds']:.1f}s, CPU {run['cpu']:.0f}s, "
                   f"peak {run['peak'] / 2**30:.2f} GiB", flush=True)

@@ -153,6 +153,22 @@ def monitored(cmd: list[str], log: Path, hook=None, env: dict | None = None) -> 
     return proc.returncode, seconds, peak, cpu
 
 
+def timed_run(programs: Path, data: Path, database: Path, flags: tuple[str, ...] = ()) -> dict:
+    """One `incentives run` of `programs` on `data` into a new `database` (what an earlier run left
+    there removed first), `flags` added: its wall and CPU seconds, peak RSS and the seconds of each
+    dbt node (RunResultsWatcher). Exits with the log's end when the run fails."""
+    for p in database.parent.glob(database.name + "*"):
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+    log = database.with_suffix(".log")
+    watcher = RunResultsWatcher("incentives", database.with_suffix(".run_results.json"))
+    code, seconds, peak, cpu = monitored([str(INCENTIVES), "run", "--programs", str(programs), "--data", str(data),
+                                          "--database", str(database), *flags], log, watcher)
+    if code != 0:
+        raise SystemExit(f"incentives run failed ({code}):\n{log.read_text()[-3000:]}")
+    nodes = {r["unique_id"].split(".")[-1]: r["execution_time"] for r in (watcher.data or {}).get("results", [])}
+    return {"seconds": seconds, "peak": peak, "cpu": cpu, "nodes": nodes}
+
+
 # ---------------------------------------------------------------------------------------- data
 
 def data_dir(n_tx: int, n_ent: int, n_prog: int, seed: int, enrollments: bool, shape: str = "dense") -> Path:

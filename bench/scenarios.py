@@ -29,7 +29,6 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT / "bench"))
 import run as bench_run  # noqa: E402  (bench/run.py: the run monitor and dbt's run results watcher)
 
-INCENTIVES = Path(sys.executable).parent / "incentives"
 OUT = PROJECT / "bench" / "out" / "scenarios"
 
 
@@ -71,20 +70,6 @@ def write_scenarios(data: Path, out: Path, scenarios: int, per_scenario: int, se
     con.close()
 
 
-def timed_run(programs: Path, data: Path, database: Path) -> tuple[float, dict[str, float]]:
-    """The wall time of `incentives run` and the seconds of each dbt node (bench/run.py's watcher)."""
-    for p in database.parent.glob(database.name + "*"):
-        shutil.rmtree(p) if p.is_dir() else p.unlink()
-    log = database.with_suffix(".log")
-    watcher = bench_run.RunResultsWatcher("incentives", database.with_suffix(".run_results.json"))
-    code, seconds, _, _ = bench_run.monitored([str(INCENTIVES), "run", "--programs", str(programs), "--data", str(data),
-                                               "--database", str(database)], log, watcher)
-    if code != 0:
-        raise SystemExit(f"incentives run failed ({code}):\n{log.read_text()[-3000:]}")
-    nodes = {r["unique_id"].split(".")[-1]: r["execution_time"] for r in (watcher.data or {}).get("results", [])}
-    return seconds, nodes
-
-
 def counts(database: Path) -> dict[str, int]:
     con = duckdb.connect(str(database), read_only=True)
     try:
@@ -114,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.repeats):
         for label, folder in (("without", data), ("with", with_dir)):
             database = OUT / f"{label}.duckdb"
-            seconds, nodes[label] = timed_run(programs, folder, database)
+            run = bench_run.timed_run(programs, folder, database)
+            seconds, nodes[label] = run["seconds"], run["nodes"]
             times[label].append(seconds)
             rows[label] = counts(database)
             print(f"  run {i + 1} {label} scenarios: {seconds:.1f}s {rows[label]}", flush=True)

@@ -236,13 +236,17 @@ def render(con: Any) -> str:
 SECTION_SCENARIO_ROWS = 200
 
 
+def _table_present(con: Any, name: str) -> bool:
+    """Whether the results file has the table main.`name` (a section's table may predate its feature)."""
+    return bool(con.execute("select count(*) from information_schema.tables "
+                            f"where table_schema = 'main' and table_name = '{name}'").fetchone()[0])
+
+
 def scenarios_section(con: Any) -> str:
     """The report's what-if section (docs/scenarios.md): per scenario x participant x offer it
     changes, the baseline and the scenario side; empty when scenario_results has no rows (or the
     results predate it)."""
-    (present,) = con.execute("select count(*) from information_schema.tables "
-                             "where table_schema = 'main' and table_name = 'scenario_results'").fetchone()
-    if not present:
+    if not _table_present(con, "scenario_results"):
         return ""
     rows = _rows(con, f"""
         select scenario_id, entity_id, offer_key, baseline_incentive_amount, scenario_incentive_amount, delta,
@@ -285,11 +289,6 @@ def scenarios_section(con: Any) -> str:
     if changed > SECTION_SCENARIO_ROWS:
         out.append(f'<p class="muted">... {changed - SECTION_SCENARIO_ROWS:,} more rows in table scenario_results.</p>')
     return "\n".join(out)
-
-
-def _table_present(con: Any, name: str) -> bool:
-    return bool(con.execute("select count(*) from information_schema.tables "
-                            f"where table_schema = 'main' and table_name = '{name}'").fetchone()[0])
 
 
 def _accrual_chart(runs: list[dict[str, Any]]) -> str:

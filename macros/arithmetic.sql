@@ -266,10 +266,10 @@ cast({{ exact }} as decimal(38,{{ scale }}))
 {%- if multiplier | string != '1' -%}
 cast({{ incentives._quotient_in_limbs(terms, multiplier, denominator, scale, 'decimal(38,0)', incentives._spark_limb_quotient) }} as decimal(38,{{ scale }}))
 {%- else -%}
-{%- set parts = [] -%}{%- set ns = namespace(places=10) -%}
+{%- set parts = [] -%}
 {%- for x, y in terms -%}
   {%- if y | string == '1' -%}{%- do parts.append("cast(" ~ x ~ " as decimal(38,10))") -%}
-  {%- else -%}{%- do parts.append("cast(" ~ x ~ " as decimal(38,10)) * cast(" ~ y ~ " as decimal(38,10))") -%}{%- set ns.places = 20 -%}{%- endif -%}
+  {%- else -%}{%- do parts.append("cast(" ~ x ~ " as decimal(38,10)) * cast(" ~ y ~ " as decimal(38,10))") -%}{%- endif -%}
 {%- endfor -%}
 {{ incentives._spark_rounded_quotient("(" ~ parts | join(" + ") ~ ")", "cast(" ~ denominator ~ " as decimal(38,10))", scale) }}
 {%- endif -%}

@@ -16,7 +16,7 @@ from ..errors import RunError
 from ..run.build import add_filter_once
 from ..run.locks import FileLock
 from ..run.record import RUNS_COLUMNS
-from .warehouse import SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _text_columns
+from .warehouse import SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns, _text_ddl
 
 
 def spark_dir() -> Path:
@@ -128,11 +128,8 @@ class Spark(Warehouse):
         folder = _staged(schema) / name
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-        select = ", ".join('cast("_row" as bigint) as "_row"' if c == "_row" else f'cast("{c}" as varchar) as "{c}"'
-                           for c in columns)
-        scratch.execute(f"copy (select {select} from {relation}) to '{folder / 'part-00000.parquet'}' (format parquet)")
-        ddl = ", ".join(f"`{c}` {'bigint' if c == '_row' else 'string'}" for c in columns)
-        self.execute(f"create table {schema}.{name} ({ddl}) using parquet location '{folder}'")
+        scratch.execute(f"copy ({_export_select(columns, relation)}) to '{folder / 'part-00000.parquet'}' (format parquet)")
+        self.execute(f"create table {schema}.{name} ({_text_ddl(columns)}) using parquet location '{folder}'")
 
     def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
         from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampNTZType

@@ -15,7 +15,7 @@ from ..errors import RunError
 from ..run.build import add_filter_once
 from ..run.record import RUNS_COLUMNS
 from .spark import Spark, SparkTarget, _keep_profile_ansi_mode, _Py4jRootRecords
-from .warehouse import Warehouse, _export_select, _text_columns
+from .warehouse import Warehouse, _export_select, _text_columns, _text_ddl
 
 
 def _poll_quickly() -> None:
@@ -144,8 +144,7 @@ class SparkThrift(Spark):
                 os.chmod(tmp, 0o755)
                 self.execute(f"create table {schema}.{name} using parquet as select * from parquet.`file://{path}`")
             return
-        ddl = ", ".join(f"`{c}` {'bigint' if c == '_row' else 'string'}" for c in columns)
-        self.execute(f"create table {schema}.{name} ({ddl}) using parquet")
+        self.execute(f"create table {schema}.{name} ({_text_ddl(columns)}) using parquet")
         cursor = scratch.execute(select)
         batch: list[str] = []
         size = 0

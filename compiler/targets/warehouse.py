@@ -135,6 +135,11 @@ def _text_columns(scratch: duckdb.DuckDBPyConnection, relation: str) -> list[str
     return [r[0] for r in scratch.execute(f"describe select * from {relation}").fetchall()]
 
 
+def _text_ddl(columns: Iterable[str]) -> str:
+    """The Spark columns of a copied table: `_row` a bigint, every other column text."""
+    return ", ".join(f"`{c}` {'bigint' if c == '_row' else 'string'}" for c in columns)
+
+
 def _export_select(columns: Iterable[str], relation: str) -> str:
     cols = ", ".join('"_row"' if c == "_row" else f'cast("{c}" as varchar) as "{c}"' for c in columns)
     return f"select {cols} from {relation}"
@@ -179,18 +184,19 @@ class WarehouseTarget(Target):
             rules_dir = work / "rules"
             say(f"Compiling {programs}")
             say(f"Loading {data_dir} (validated in DuckDB)")
+            check_vars = run_vars(False, data_dir=data_dir)  # of the checks compiled for the scratch DuckDB
             (counts, sources), rejected = compile_alongside(
                 programs, rules_dir, say, phase, "validate",
                 lambda: with_statements(scratch, job.statements, skip_invalid_rows,
                                         lambda: load_and_validate(scratch, data_dir, skip_invalid_rows,
-                                                                  dbt_vars=run_vars(False, data_dir=data_dir))),
+                                                                  dbt_vars=check_vars)),
                 skip_invalid_programs)
             stage_rejected_programs(scratch, rejected)
             rule_names = load_rule_csvs(scratch, rules_dir)
             # the seeds' data tests on the rule tables, in one query in the scratch DuckDB (as a DuckDB
             # run does): the build leaves them out instead of sending the target one query each
             load_rule_tables(scratch, rules_dir, "main" + RULES_SCHEMA_SUFFIX)
-            for warning in check_rule_tables(scratch, compile_rule_checks(":memory:", run_vars(False, data_dir=data_dir))):
+            for warning in check_rule_tables(scratch, compile_rule_checks(":memory:", check_vars)):
                 say(f"  warning: {warning}")
             phase("read rules")
             say(f"  {', '.join(f'{name} {n:,}' for name, n in counts.items())}")
