@@ -18,10 +18,11 @@ STAMP  := $(VENV)/.installed-stamp
 
 INCENTIVES_ENGINES ?= duckdb,postgres,spark,spark_thrift
 export INCENTIVES_ENGINES
-# the tests run side by side in TEST_WORKERS processes (pytest-xdist; tests/conftest.py keeps Spark
-# in-process on one worker and the Thrift server's tests on one); TEST_WORKERS=0 runs them in one;
+# the tests run side by side in TEST_WORKERS processes (pytest-xdist; tests/conftest.py puts Spark
+# in-process in two groups of one worker each and the Thrift server's tests on one); TEST_WORKERS=0
+# runs them in one;
 # the slowest tests are listed at the end
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 6
 # the tests' Spark JVMs (in-process and the local cluster's): C1 only and the parallel collector. On
 # the tests' small data most of Spark's CPU is the JIT compiling each query's generated classes and
 # the concurrent collector (docs/engines.md); a run on real data keeps the JVM's defaults

@@ -33,6 +33,10 @@ def _own(var: str, make) -> str | None:
 _PG_SCHEMA = _own("INCENTIVES_PG_SCHEMA", lambda: f"incentives_test_{os.getpid()}")
 _SPARK_THRIFT_SCHEMA = _own("INCENTIVES_SPARK_THRIFT_SCHEMA", lambda: f"incentives_test_{os.getpid()}")
 _SPARK_DIR = _own("INCENTIVES_SPARK_DIR", lambda: tempfile.mkdtemp(prefix="incentives-spark-tests-"))
+# `incentives run`'s dbt folder (its saved parse and compiled checks) per worker, not the project's
+# target/: dbt keeps one saved parse per folder and parses the whole project again when the target
+# or the vars differ, so workers on different engines sharing one would parse again on most runs
+_DBT_TARGET = _own("INCENTIVES_DBT_TARGET_PATH", lambda: f"target/tests-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}")
 
 # --------------------------------------------------------------------------- time per engine
 # Every test parametrized with `engine` (or named after one) counts for that engine; the rest
@@ -68,17 +72,22 @@ def pytest_sessionstart(session):
 
 
 # Side by side (`pytest -n N --dist loadscope`, as `make test` runs them): the tests of Spark
-# in-process share one worker (one JVM, one metastore), and so do those of the Thrift server (one
-# small cluster: its tests would queue behind each other there anyway); the other tests go by
-# module and engine, so that a module's fixtures are built once per engine. The two Spark groups,
-# the longest, are handed out first.
-_ONE_WORKER = ("spark", "spark_thrift")
+# in-process go in two groups of about equal time, each on one worker (one JVM and one metastore per
+# worker: a worker makes its own INCENTIVES_SPARK_DIR), and those of the Thrift server share one (one
+# small cluster: its tests would queue behind each other there anyway); the other tests go by module
+# and engine, so that a module's fixtures are built once per engine. The Spark groups, the longest,
+# are handed out first.
+_SPARK_FIRST_HALF = ("tests/test_differential.py", "tests/test_dbt_package.py", "tests/test_exact_money.py")
+_ONE_WORKER = ("spark:1", "spark:2", "spark_thrift")
 
 
 def _group_of(nodeid: str) -> str:
     """The group of workers' scheduling a test belongs to, from its id alone (the scheduler sees ids)."""
     engine = next((e for e in ("spark_thrift", "postgres", "spark") if e in nodeid), "duckdb")
-    return engine if engine in _ONE_WORKER else f"{nodeid.split('::')[0]}:{engine}"
+    module = nodeid.split("::")[0]
+    if engine == "spark":
+        return "spark:1" if module in _SPARK_FIRST_HALF else "spark:2"
+    return engine if engine in _ONE_WORKER else f"{module}:{engine}"
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -35,6 +35,7 @@ import hashlib
 import itertools
 import json
 import os
+import pickle
 import random
 from decimal import Decimal as D
 from pathlib import Path
@@ -1026,6 +1027,22 @@ def _without_run_id(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in row.items() if k != "run_id"} for row in rows]
 
 
+def _duckdb_run(factory: pytest.TempPathFactory, case: dict[str, Any],
+                run: Callable[[], dict[str, list]]) -> dict[str, list]:
+    """DuckDB's results of `case` (`run()`), kept for the other engines' tests of the same case: their
+    tests draw the same cases (one test function, derandomized), and side by side (`pytest -n`) each
+    worker would run DuckDB on them again. Kept in the folder the workers' temporary folders share."""
+    folder = factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else factory.getbasetemp()
+    kept = folder / f"duckdb-results-{_digest(case)}.pickle"
+    if kept.exists():
+        return pickle.loads(kept.read_bytes())
+    results = run()
+    partial = kept.with_name(f"{kept.name}.{os.getpid()}")
+    partial.write_bytes(pickle.dumps(results))
+    os.replace(partial, kept)  # whole or not at all for a worker reading it
+    return results
+
+
 def _engines_agree(engine: str) -> Callable[..., None]:
     """A test: the same random cases, with random what-if scenarios (add_scenarios), on DuckDB and
     `engine` give the oracle's results (the baseline tables those of the run without the
@@ -1053,8 +1070,9 @@ def _engines_agree(engine: str) -> Callable[..., None]:
                                   for n in (*SCENARIO_RESULTS, *FORECAST_RESULTS)))
                     if p]
         if "duckdb" in ENGINES:
-            duck = run_engine(programs, tables, workdir / "duckdb", all_columns=True, extra_tables=extra,
-                              forecast=forecast)
+            duck = _duckdb_run(tmp_path_factory, {**case, "tables": tables, "forecast": forecast},
+                               lambda: run_engine(programs, tables, workdir / "duckdb", all_columns=True,
+                                                  extra_tables=extra, forecast=forecast))
             for name in (*RESULTS, *extra):
                 mine, theirs = _without_run_id(actual[name]), _without_run_id(duck[name])
                 if normalized(mine) != normalized(theirs):

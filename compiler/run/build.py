@@ -22,6 +22,15 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 RUN_CONTEXT_VARS: dict[str, Any] = {"incentives_run_context": True}
 
 
+def dbt_target_path() -> str:
+    """dbt's target folder for the run's dbt commands (its artifacts, its saved parse and the
+    compiled input checks), relative to the project: `INCENTIVES_DBT_TARGET_PATH`, default `target`.
+    dbt keeps one saved parse per folder and parses the whole project again when the target or the
+    vars differ from the saved one's: runs side by side on different targets (the test suite's
+    workers) keep one folder each, so that each reuses its own parse."""
+    return os.environ.get("INCENTIVES_DBT_TARGET_PATH", "target")
+
+
 def ensure_rule_seeds(project: Path = PROJECT_DIR) -> None:
     """The rule seeds (`incentives__<table>`) in the project's seeds/ when there are none yet (a fresh
     clone: they are not committed): the tables of a failed compile, headers only. `incentives run`
@@ -204,7 +213,7 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         say(f"    [{done[0]:>3}] {node.resource_type:<10} {node.node_name:<40} {status}")
 
     base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
-            "--quiet", "--no-use-colors", *artifacts]
+            "--target-path", dbt_target_path(), "--quiet", "--no-use-colors", *artifacts]
     try:
         with _in_folder(database.parent if database is not None else None):
             result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])

@@ -112,7 +112,7 @@ def compile_rule_checks(database: str, dbt_vars: dict[str, Any]) -> list[RuleChe
     return compile_checks(database, dbt_vars)[1]
 
 
-_CACHE_FORMAT = 2  # of target/input_checks.json: input checks and rule checks
+_CACHE_FORMAT = 2  # of target/input_checks/<hash>.json: input checks and rule checks
 _COMPILED: dict[str, tuple[list[InputCheck], list[RuleCheck]]] = {}
 
 
@@ -120,16 +120,17 @@ def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputC
     """The input checks (compile_input_checks) and the rule tables' checks (compile_rule_checks),
     compiled by one `dbt compile`.
 
-    What dbt compiles is kept in target/input_checks.json under a hash of everything it is
-    compiled from (the project's files, the profile, the vars, the database path, dbt's version):
-    a run whose project has not changed reads it instead of starting dbt one more time."""
-    from .build import PROJECT_DIR, ensure_rule_seeds
+    What dbt compiles is kept in target/input_checks/<hash>.json, the hash of everything it is
+    compiled from (the project's files, the profile, the vars, the database path, dbt's version;
+    the 16 most recent are kept): a run whose project has not changed reads it instead of starting
+    dbt one more time."""
+    from .build import PROJECT_DIR, dbt_target_path, ensure_rule_seeds
 
     ensure_rule_seeds()  # the seeds' nodes (and their tests) before anything is hashed or parsed
     key = compiled_from(PROJECT_DIR, database, dbt_vars)
     if key in _COMPILED:  # this process compiled or read them already (a run reads them twice)
         return _COMPILED[key]
-    cache = PROJECT_DIR / "target" / "input_checks.json"
+    cache = PROJECT_DIR / dbt_target_path() / "input_checks" / f"{key}.json"
     try:
         saved = json.loads(cache.read_text())
         if saved.get("key") == key:
@@ -138,15 +139,26 @@ def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputC
     except (OSError, ValueError, TypeError, KeyError):
         pass
     checks, rule_checks = _COMPILED[key] = _dbt_compile_checks(PROJECT_DIR, database, dbt_vars)
-    try:  # written whole, then renamed: a concurrent run reads the old file or the new one
-        cache.parent.mkdir(exist_ok=True)
+    try:  # written whole, then renamed: a concurrent run reads no file or the whole one
+        cache.parent.mkdir(parents=True, exist_ok=True)
         partial = cache.with_name(f"{cache.name}.{os.getpid()}.{threading.get_ident()}")
         partial.write_text(json.dumps({"key": key, "checks": [asdict(c) for c in checks],
                                        "rule_checks": [asdict(c) for c in rule_checks]}, indent=1))
         os.replace(partial, cache)
+        _prune(cache.parent)
     except OSError:
         pass
     return checks, rule_checks
+
+
+_KEEP_COMPILED = 16  # compiled checks kept in target/input_checks/: runs alternating vars or profiles
+
+
+def _prune(folder: Path) -> None:
+    """Keep the _KEEP_COMPILED most recently written compiled checks in `folder`."""
+    saved = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in saved[_KEEP_COMPILED:]:
+        path.unlink(missing_ok=True)
 
 
 def compiled_from(project: Path, database: str, dbt_vars: dict[str, Any]) -> str:
@@ -172,11 +184,12 @@ def _dbt_compile_checks(project: Path, database: str,
     from dbt.cli.main import dbtRunner
 
     from ..compile.parse import gc_paused
+    from .build import dbt_target_path
 
     os.environ["INCENTIVES_DUCKDB_PATH"] = database
     args = ["compile", "--select", *CHECKS_SELECTION, "--no-introspect", "--no-populate-cache", "--no-write-json",
             "--vars", json.dumps(dbt_vars), "--project-dir", str(project), "--profiles-dir", str(project / "profiles"),
-            "--quiet", "--no-use-colors"]
+            "--target-path", dbt_target_path(), "--quiet", "--no-use-colors"]
     with gc_paused():
         result = dbtRunner().invoke(args)
     if not result.success:
