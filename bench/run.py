@@ -26,7 +26,8 @@ With --explain K, the K slowest models of each run are re-run with EXPLAIN ANALY
 copy of the built database (profiles in bench/out/<name>.explain.<model>.txt).
 
 With --spark-thrift, each size (not the no-enrollments run) also goes through `incentives run
---target spark_thrift` on the local cluster of scripts/start-spark-cluster.sh (start it first),
+--target spark_thrift` (after one unreported run of the example, the server's warm-up) on the
+local cluster of scripts/start-spark-cluster.sh (start it first),
 into the schema --spark-schema: wall time per phase, CPU seconds of the cluster's processes, its
 summary compared with DuckDB's, and the costliest Spark stages of the run from the Thrift server
 application's REST API (bench/spark_thrift.py; the stages' plans in
@@ -540,7 +541,8 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
     same = summary == duck["summary"] and rows == duck["rows"]
     stages_path = OUT_ROOT / f"{name}.spark_thrift.stages.txt"
     stages = spark_thrift.collect(rest, marks, stages_path, top)
-    result = dict(label=duck["label"], seconds=seconds, cpu=run_cpu, cluster_cpu=cluster_cpu, peak=peak,
+    result = dict(label=duck["label"], transactions=duck["transactions"], shape=duck["shape"],
+                  seconds=seconds, cpu=run_cpu, cluster_cpu=cluster_cpu, peak=peak,
                   cluster_peak=cluster_peak[0], phases=phases, rows=rows, same=same, models_dbt=models,
                   model_total=model_total, test_total=test_total, load=(load_before, load_after),
                   duck_seconds=duck["seconds"], duck_cpu=duck["cpu"], duck_phases=duck["phases"], **stages)
@@ -555,7 +557,8 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
     if models:
         print(f"  dbt: models {model_total:.1f}s, tests {test_total:.1f}s; slowest: "
               + ", ".join(f"{m} {t:.1f}s" for m, t in models[:5]), flush=True)
-    print(f"  {stages['stage_count']} Spark stages; by executor run time (s of task time, summed over tasks):", flush=True)
+    print(f"  {stages['stage_count']} Spark stages, executor run {executor_totals(stages)[0]:.1f}s, CPU "
+          f"{executor_totals(stages)[1]:.1f}s in all; by executor run time (s of task time, summed over tasks):", flush=True)
     for r in stages["stages"][:top]:
         print(f"    stage {r['stage']:>5} {r['owner']:<32} run {r['run']:7.1f} CPU {r['cpu']:6.1f} GC {r['gc']:5.1f} "
               f"tasks {r['tasks']:>3} in {r['input_rows']:>10,} rows, shuffle r/w "
@@ -661,6 +664,52 @@ def shapes_table(results: list[dict]) -> list[str]:
     return lines
 
 
+def spark_warm_up(schema: str) -> None:
+    """One run of the example through the cluster before the measured ones, not reported: the
+    first run on a newly started server also pays its JVM's warm-up (class loading, the JIT, the
+    metastore's first queries), which would count against the first size and skew the marginal
+    CPU per transaction."""
+    if not spark_thrift.server_accepts():
+        raise SystemExit("the Spark Thrift server does not accept connections: start it with "
+                         "scripts/start-spark-cluster.sh (and stop it with scripts/stop-spark-cluster.sh)")
+    os.environ["INCENTIVES_SPARK_THRIFT_SCHEMA"] = schema
+    print("\n== warm-up: the example through the Spark Thrift server (not reported)", flush=True)
+    OUT_ROOT.mkdir(parents=True, exist_ok=True)
+    cmd = [str(INCENTIVES), "run", "--target", "spark_thrift", "--programs", str(PROJECT / "examples" / "programs.json"),
+           "--data", str(PROJECT / "examples" / "data")]
+    code, seconds, _, _ = monitored(cmd, OUT_ROOT / "warm-up.spark_thrift.log", lambda: None)
+    if code != 0:
+        raise SystemExit(f"the warm-up run failed with exit code {code} (log: {OUT_ROOT / 'warm-up.spark_thrift.log'})")
+    print(f"  {seconds:.1f}s", flush=True)
+
+
+def executor_totals(stages: dict) -> tuple[float, float]:
+    """The executors' run time and CPU seconds over every stage of a Spark run: the rest of the
+    cluster's CPU is the driver's (planning, code generation, the JIT) and the daemons'."""
+    return sum(r["run"] for r in stages["stages"]), sum(r["cpu"] for r in stages["stages"])
+
+
+def marginal_table(spark: list[dict]) -> list[str]:
+    """Per shape with runs at two or more sizes: the CPU seconds each engine adds per million
+    transactions between the smallest and the largest run (Spark: the run's own process and the
+    cluster's), and their ratio: what a larger run costs beyond the fixed cost of a run."""
+    lines = ["| shape | sizes | DuckDB CPU s | Spark CPU s (incentives + cluster) | DuckDB CPU s per 1M more "
+             "| Spark CPU s per 1M more | Spark / DuckDB |", "|---|---|---:|---:|---:|---:|---:|"]
+    for shape in sorted({r["shape"] for r in spark}):
+        runs = sorted((r for r in spark if r["shape"] == shape), key=lambda r: r["transactions"])
+        if len(runs) < 2:
+            continue
+        small, large = runs[0], runs[-1]
+        millions = (large["transactions"] - small["transactions"]) / 1e6
+        duck = (large["duck_cpu"] - small["duck_cpu"]) / millions
+        cluster = (large["cpu"] + large["cluster_cpu"] - small["cpu"] - small["cluster_cpu"]) / millions
+        lines.append(f"| {shape} | {human(small['transactions'])}, {human(large['transactions'])} "
+                     f"| {small['duck_cpu']:.1f}, {large['duck_cpu']:.1f} "
+                     f"| {small['cpu'] + small['cluster_cpu']:.1f}, {large['cpu'] + large['cluster_cpu']:.1f} "
+                     f"| {duck:.1f} | {cluster:.1f} | {cluster / duck if duck > 0 else float('nan'):.1f}x |")
+    return lines if len(lines) > 2 else []
+
+
 def example_table(example: dict) -> list[str]:
     """The example's first run on a new path and its repeated run: medians and every run."""
     lines = ["| `incentives run` of the example | wall s (median) | CPU s (median) | peak RSS GB | every run, wall s "
@@ -745,8 +794,13 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
                          f"| {r['cpu']:.1f} / {r['cluster_cpu']:.1f} ({r['duck_cpu']:.1f}) "
                          f"| {r['peak'] / 2**30:.2f} / {r['cluster_peak'] / 2**30:.2f} | {'yes' if r['same'] else 'NO'} "
                          f"| {r['load'][0]} → {r['load'][1]} |")
+        marginal = marginal_table(spark)
+        if marginal:
+            lines += ["", "Marginal CPU per transaction (from the smallest and largest run of each shape):", ""]
+            lines += marginal
         for r in spark:
-            lines += ["", f"Costliest Spark stages of the {r['label']} run ({r['stage_count']} stages; executor run "
+            lines += ["", f"Costliest Spark stages of the {r['label']} run ({r['stage_count']} stages, executor run "
+                      f"{executor_totals(r)[0]:.1f} s and CPU {executor_totals(r)[1]:.1f} s in all; executor run "
                       "time = task time summed over tasks, CPU = their CPU time; plans in "
                       f"bench/out/<data>.spark_thrift.stages.txt):", "",
                       "| stage | dbt node | executor run s | CPU s | GC s | tasks | input rows | shuffle read / write MB "
@@ -810,6 +864,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown shape(s) {', '.join(unknown)}: choose among {', '.join(SHAPES)}")
     results, spark = [], []
+    if args.spark_thrift:
+        spark_warm_up(args.spark_schema)
     for size in [parse_count(s) for s in args.sizes.split(",") if s.strip()]:
         for shape in shapes:
             results.append(bench_size(size, args.participants, args.programs, args.seed, True, args.threads,
