@@ -64,7 +64,10 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(PROJECT), os.environ.
 PYTHON = VENV_BIN / "python"
 INCENTIVES = VENV_BIN / "incentives"
 DBT = VENV_BIN / "dbt"
-RUN_RESULTS = PROJECT / "target" / "run_results.json"
+sys.path.insert(0, str(PROJECT))
+from compiler.run.build import dbt_target_path  # noqa: E402
+
+RUN_RESULTS = PROJECT / dbt_target_path() / "run_results.json"  # what `incentives run` writes
 os.environ.setdefault("DBT_WRITE_JSON", "true")  # `incentives run` writes run_results.json only when asked
 DATA_ROOT = BENCH / "data"
 OUT_ROOT = BENCH / "out"
@@ -501,14 +504,9 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
     RSS of both, the summary against DuckDB's, dbt's per-model times and the costliest stages."""
     data, name = duck["data"], duck["name"]
     print(f"\n== {duck['label']} through the Spark Thrift server (target spark_thrift, schema {schema})", flush=True)
-    if not spark_thrift.server_accepts():
-        raise SystemExit("the Spark Thrift server does not accept connections: start it with "
-                         "scripts/start-spark-cluster.sh (and stop it with scripts/stop-spark-cluster.sh)")
+    cmd = spark_thrift_command(schema, data / "programs.json", data / "data")
     rest = spark_thrift.SparkRest(spark_thrift.ui_url())
     marks = rest.marks()
-    os.environ["INCENTIVES_SPARK_THRIFT_SCHEMA"] = schema  # the subprocess and the row counts below
-    cmd = [str(INCENTIVES), "run", "--target", "spark_thrift", "--programs", str(data / "programs.json"),
-           "--data", str(data / "data")]
     log = OUT_ROOT / f"{name}.spark_thrift.log"
     watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.spark_thrift.run_results.json", prefix=f"{schema}__building")
     cluster_peak = [0]
@@ -557,8 +555,9 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
     if models:
         print(f"  dbt: models {model_total:.1f}s, tests {test_total:.1f}s; slowest: "
               + ", ".join(f"{m} {t:.1f}s" for m, t in models[:5]), flush=True)
-    print(f"  {stages['stage_count']} Spark stages, executor run {executor_totals(stages)[0]:.1f}s, CPU "
-          f"{executor_totals(stages)[1]:.1f}s in all; by executor run time (s of task time, summed over tasks):", flush=True)
+    executor_run, executor_cpu = executor_totals(stages)
+    print(f"  {stages['stage_count']} Spark stages, executor run {executor_run:.1f}s, CPU {executor_cpu:.1f}s in all; "
+          "by executor run time (s of task time, summed over tasks):", flush=True)
     for r in stages["stages"][:top]:
         print(f"    stage {r['stage']:>5} {r['owner']:<32} run {r['run']:7.1f} CPU {r['cpu']:6.1f} GC {r['gc']:5.1f} "
               f"tasks {r['tasks']:>3} in {r['input_rows']:>10,} rows, shuffle r/w "
@@ -664,20 +663,25 @@ def shapes_table(results: list[dict]) -> list[str]:
     return lines
 
 
+def spark_thrift_command(schema: str, programs: Path, data: Path) -> list[str]:
+    """`incentives run --target spark_thrift` of `programs` on `data` into `schema` (set in our
+    environment: the subprocess's and the row counts'), once the server accepts connections."""
+    if not spark_thrift.server_accepts():
+        raise SystemExit("the Spark Thrift server does not accept connections: start it with "
+                         "scripts/start-spark-cluster.sh (and stop it with scripts/stop-spark-cluster.sh)")
+    os.environ["INCENTIVES_SPARK_THRIFT_SCHEMA"] = schema
+    return [str(INCENTIVES), "run", "--target", "spark_thrift", "--programs", str(programs), "--data", str(data)]
+
+
 def spark_warm_up(schema: str) -> None:
     """One run of the example through the cluster before the measured ones, not reported: the
     first run on a newly started server also pays its JVM's warm-up (class loading, the JIT, the
     metastore's first queries), which would count against the first size and skew the marginal
     CPU per transaction."""
-    if not spark_thrift.server_accepts():
-        raise SystemExit("the Spark Thrift server does not accept connections: start it with "
-                         "scripts/start-spark-cluster.sh (and stop it with scripts/stop-spark-cluster.sh)")
-    os.environ["INCENTIVES_SPARK_THRIFT_SCHEMA"] = schema
+    cmd = spark_thrift_command(schema, PROJECT / "examples" / "programs.json", PROJECT / "examples" / "data")
     print("\n== warm-up: the example through the Spark Thrift server (not reported)", flush=True)
     OUT_ROOT.mkdir(parents=True, exist_ok=True)
-    cmd = [str(INCENTIVES), "run", "--target", "spark_thrift", "--programs", str(PROJECT / "examples" / "programs.json"),
-           "--data", str(PROJECT / "examples" / "data")]
-    code, seconds, _, _ = monitored(cmd, OUT_ROOT / "warm-up.spark_thrift.log", lambda: None)
+    code, seconds, _, _ = monitored(cmd, OUT_ROOT / "warm-up.spark_thrift.log")
     if code != 0:
         raise SystemExit(f"the warm-up run failed with exit code {code} (log: {OUT_ROOT / 'warm-up.spark_thrift.log'})")
     print(f"  {seconds:.1f}s", flush=True)
@@ -799,8 +803,9 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
             lines += ["", "Marginal CPU per transaction (from the smallest and largest run of each shape):", ""]
             lines += marginal
         for r in spark:
+            executor_run, executor_cpu = executor_totals(r)
             lines += ["", f"Costliest Spark stages of the {r['label']} run ({r['stage_count']} stages, executor run "
-                      f"{executor_totals(r)[0]:.1f} s and CPU {executor_totals(r)[1]:.1f} s in all; executor run "
+                      f"{executor_run:.1f} s and CPU {executor_cpu:.1f} s in all; executor run "
                       "time = task time summed over tasks, CPU = their CPU time; plans in "
                       f"bench/out/<data>.spark_thrift.stages.txt):", "",
                       "| stage | dbt node | executor run s | CPU s | GC s | tasks | input rows | shuffle read / write MB "

@@ -40,7 +40,12 @@ BUY = re.compile(r"^(?P<sku>[^=]+)=(?P<quantity>[^@:]+)(?:@(?P<amount>[^:]+))?(?
 PROPERTY = re.compile(r"^(?:(?P<level>request|entity):)?(?P<key>[^=]+)=(?P<value>.*)$")
 SCRATCH_NAME = "incentives.duckdb"  # the building file's name: the compiled SQL names its catalog
 SCRATCH_CATALOG = "incentives"
-TARGET_PATH = "target/what-if"  # a saved parse of its own: the run's vars differ
+def _target_path() -> str:
+    """The what-if's dbt folder: a saved parse of its own (the run's vars differ), inside the run's
+    (build.dbt_target_path)."""
+    from .run.build import dbt_target_path
+
+    return f"{dbt_target_path()}/what-if"
 # the baseline offer_results and the models only it reads: the participant's rows of the run's
 # offer_results are copied instead of built again
 BASELINE_MODELS = ("offer_results", "potential_earnings", "int_incentives__offer_opportunities",
@@ -301,13 +306,14 @@ def compiled_plan(say: Callable[[str], None] = lambda _: None) -> list[dict[str,
     """The statements a what-if runs (see the module's docstring): per model, in dependency order,
     its name, schema, relation, materialization and compiled SQL; ephemeral models are inlined by
     dbt into their readers' SQL."""
+    from .compile.write import write_atomically
     from .run.build import PROJECT_DIR, RUN_CONTEXT_VARS, ensure_rule_seeds
     from .run.validate_data import compiled_from
 
     ensure_rule_seeds()
     dbt_vars = {**RUN_CONTEXT_VARS, "incentives_using_scenarios": True, "incentives_using_scenario_properties": True}
     key = compiled_from(PROJECT_DIR, f"what-if {PLAN_FORMAT} {SCRATCH_NAME}", dbt_vars)
-    cache = PROJECT_DIR / TARGET_PATH / "plan.json"
+    cache = PROJECT_DIR / _target_path() / "plan.json"
     try:
         saved = json.loads(cache.read_text())
         if saved.get("key") == key:
@@ -317,9 +323,7 @@ def compiled_plan(say: Callable[[str], None] = lambda _: None) -> list[dict[str,
     say("Compiling the what-if's models (once per change of the project)")
     plan = _dbt_compile_plan(dbt_vars)
     cache.parent.mkdir(parents=True, exist_ok=True)
-    partial = cache.with_name(f"{cache.name}.{os.getpid()}")
-    partial.write_text(json.dumps({"key": key, "plan": plan}, indent=1))
-    os.replace(partial, cache)
+    write_atomically(cache, json.dumps({"key": key, "plan": plan}, indent=1))
     return plan
 
 
@@ -331,7 +335,7 @@ def _dbt_compile_plan(dbt_vars: dict[str, Any]) -> list[dict[str, str]]:
 
     os.environ["INCENTIVES_DUCKDB_PATH"] = SCRATCH_NAME  # only its name matters: dbt does not connect
     args = ["compile", "--select", "+scenario_results", "+scenario_earnings", "--exclude", *BASELINE_MODELS,
-            "--vars", json.dumps(dbt_vars), "--target-path", TARGET_PATH, "--no-introspect", "--no-populate-cache",
+            "--vars", json.dumps(dbt_vars), "--target-path", _target_path(), "--no-introspect", "--no-populate-cache",
             "--no-write-json", "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
             "--quiet", "--no-use-colors"]
     with gc_paused():

@@ -45,6 +45,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from compiler.compile.write import write_atomically
+
 from .harness import ENGINES, SQL_ENGINES, engine_params, normalized, run_engine, strip_to_semantics
 from .oracle.evaluator import evaluate, evaluate_forecast, evaluate_scenarios
 
@@ -1037,9 +1039,7 @@ def _duckdb_run(factory: pytest.TempPathFactory, case: dict[str, Any],
     if kept.exists():
         return pickle.loads(kept.read_bytes())
     results = run()
-    partial = kept.with_name(f"{kept.name}.{os.getpid()}")
-    partial.write_bytes(pickle.dumps(results))
-    os.replace(partial, kept)  # whole or not at all for a worker reading it
+    write_atomically(kept, pickle.dumps(results))  # whole or not at all for a worker reading it
     return results
 
 

@@ -60,10 +60,10 @@ def _table_text(name: str, rows: list[tuple[Any, ...]]) -> tuple[str, str | None
     return ",".join(TABLES[name]), _csv_lines(rows)
 
 
-def _write_atomically(path: Path, *parts: str | bytes) -> None:
+def write_atomically(path: Path, *parts: str | bytes) -> None:
     """Write the parts (text as UTF-8) into `path`, replaced at once when written (the partial
-    file is this process's and thread's own, so concurrent compiles into one folder each replace
-    the file whole)."""
+    file is this process's and thread's own, so concurrent writers of one file each replace it
+    whole, and a reader sees the old file or the new one)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "wb") as fh:
         for part in parts:
@@ -110,15 +110,15 @@ def write_rules(rules: RuleSet, out_dir: os.PathLike[str] | str, source: str = "
             else:  # no field holds a line break (see _csv_lines): the hash ends every line
                 data = data.replace(b"\n", f",{catalogue_hash}\n".encode())
             target = path / f"{seed_name(name)}.csv"
-            _write_atomically(target, f"{header},{CATALOGUE_HASH}\n".encode(), data)
+            write_atomically(target, f"{header},{CATALOGUE_HASH}\n".encode(), data)
             del data
             written.append(str(target))
         catalogue = io.StringIO()
         writer = csv.writer(catalogue, lineterminator="\n")
         writer.writerow([c.name for c in CATALOGUE_COLUMNS])
         writer.writerow([catalogue_hash, status, rules.programs, rules.offers, Path(source).name])
-        _write_atomically(path / f"{seed_name(CATALOGUE)}.csv", catalogue.getvalue())
-        _write_atomically(path / SEEDS_YAML, seeds_yaml())
+        write_atomically(path / f"{seed_name(CATALOGUE)}.csv", catalogue.getvalue())
+        write_atomically(path / SEEDS_YAML, seeds_yaml())
     return written
 
 

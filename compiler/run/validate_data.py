@@ -25,7 +25,6 @@ import hashlib
 import json
 import os
 import re
-import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -124,6 +123,7 @@ def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputC
     compiled from (the project's files, the profile, the vars, the database path, dbt's version;
     the 16 most recent are kept): a run whose project has not changed reads it instead of starting
     dbt one more time."""
+    from ..compile.write import write_atomically
     from .build import PROJECT_DIR, dbt_target_path, ensure_rule_seeds
 
     ensure_rule_seeds()  # the seeds' nodes (and their tests) before anything is hashed or parsed
@@ -139,12 +139,10 @@ def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputC
     except (OSError, ValueError, TypeError, KeyError):
         pass
     checks, rule_checks = _COMPILED[key] = _dbt_compile_checks(PROJECT_DIR, database, dbt_vars)
-    try:  # written whole, then renamed: a concurrent run reads no file or the whole one
+    try:  # a concurrent run reads no file or the whole one
         cache.parent.mkdir(parents=True, exist_ok=True)
-        partial = cache.with_name(f"{cache.name}.{os.getpid()}.{threading.get_ident()}")
-        partial.write_text(json.dumps({"key": key, "checks": [asdict(c) for c in checks],
-                                       "rule_checks": [asdict(c) for c in rule_checks]}, indent=1))
-        os.replace(partial, cache)
+        write_atomically(cache, json.dumps({"key": key, "checks": [asdict(c) for c in checks],
+                                            "rule_checks": [asdict(c) for c in rule_checks]}, indent=1))
         _prune(cache.parent)
     except OSError:
         pass
