@@ -23,7 +23,8 @@ tables its run without them (test_scenarios_match_oracle does the same on DuckDB
 Environment:
   INCENTIVES_DIFF_EXAMPLES  examples of the main test (default 8); the threads test runs a quarter
   INCENTIVES_DIFF_EXAMPLES_POSTGRES, INCENTIVES_DIFF_EXAMPLES_SPARK  examples of the engine
-                            agreement tests (default 8 and 2: a Spark build takes half a minute)
+                            agreement tests (default 4 and 2: a Spark build takes half a minute;
+                            docs/testing.md says why and when to run more)
   INCENTIVES_ENGINES        the engines to test (default duckdb,postgres,spark; see tests/harness.py)
   INCENTIVES_DIFF_SHRINK=1  let hypothesis shrink a failure (slow: seconds per step)
 """
@@ -51,7 +52,7 @@ from .harness import ENGINES, SQL_ENGINES, engine_params, normalized, run_engine
 from .oracle.evaluator import evaluate, evaluate_forecast, evaluate_scenarios
 
 MAX_EXAMPLES = int(os.environ.get("INCENTIVES_DIFF_EXAMPLES", "8"))
-ENGINE_EXAMPLES = {"postgres": int(os.environ.get("INCENTIVES_DIFF_EXAMPLES_POSTGRES", "8")),
+ENGINE_EXAMPLES = {"postgres": int(os.environ.get("INCENTIVES_DIFF_EXAMPLES_POSTGRES", "4")),
                    "spark": int(os.environ.get("INCENTIVES_DIFF_EXAMPLES_SPARK", "2"))}
 PHASES = (
     (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
