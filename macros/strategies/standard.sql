@@ -46,8 +46,11 @@ standard_entity_skus as (
 ),
 
 standard_rate_pairs as (
+    -- the rates of the SKUs a participant has transactions for (standard_entity_skus), kept for
+    -- its pairs: a semi join, which the optimizer does not reorder with the joins around it (a
+    -- pair x its offer's rates first would be hundreds of millions of rows without enrollments)
     select
-        {{ pairs }}.entity_id,
+        standard_entity_skus.entity_id,
         standard_rates.rate_id,
         standard_rates.sku_key,
         standard_rates.transaction_type,
@@ -55,13 +58,11 @@ standard_rate_pairs as (
         standard_rates.end_date,
         standard_rates.calculator_key = 'fixed_amount' as is_shared
     from standard_rates
-    inner join {{ pairs }} on {{ pairs }}.offer_key = standard_rates.offer_key
-    -- only the participant x SKU pairs with transactions: a far smaller hash table below (a
-    -- semi join, which the optimizer does not reorder with the joins around it)
+    inner join standard_entity_skus on standard_entity_skus.sku_key = standard_rates.sku_key
     where exists (
-        select 1 from standard_entity_skus
-        where standard_entity_skus.entity_id = {{ pairs }}.entity_id
-            and standard_entity_skus.sku_key = standard_rates.sku_key
+        select 1 from {{ pairs }}
+        where {{ pairs }}.entity_id = standard_entity_skus.entity_id
+            and {{ pairs }}.offer_key = standard_rates.offer_key
     )
 ),
 

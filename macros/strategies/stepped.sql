@@ -105,20 +105,35 @@ stepped_transaction_tiers as (
     {{ incentives._tier_thresholds('stepped_transaction_values', ['transaction_id', 'offer_key'], 'stepped_tiers') }}
 ),
 
+stepped_earning_filter_keys as (
+    -- the keys of the stepped offers' earning filters (the filter keys of every other filter
+    -- would meet the bucket rows below for nothing)
+    select * from stepped_filter_keys
+    where filter_id in (select earning_filter_id from stepped_offers)
+),
+
 stepped_earning_keys as (
     -- narrow build side (the transactions below carry their own columns through the join), only
-    -- the keys a participant has transactions for
+    -- the keys a participant has transactions for: a SKU key from the participant's bucket rows
+    -- (rows of keys it has, joined to its pairs: without enrollments every participant x offer
+    -- is a pair, and the pairs x keys would be hundreds of millions of rows), an any-SKU key from
+    -- the pairs
+    select stepped_scope.scope_id, stepped_scope.is_shared, stepped_scope.entity_id,
+        stepped_filter_keys.sku_key, stepped_filter_keys.transaction_type, stepped_filter_keys.bucket_id
+    from stepped_bucket_rows
+    inner join stepped_earning_filter_keys as stepped_filter_keys
+        on stepped_filter_keys.sku_key = stepped_bucket_rows.sku_key
+        and stepped_filter_keys.transaction_type = stepped_bucket_rows.transaction_type
+        and stepped_filter_keys.bucket_id = stepped_bucket_rows.bucket_id
+    inner join stepped_scope
+        on stepped_scope.entity_id = stepped_bucket_rows.entity_id
+        and stepped_scope.earning_filter_id = stepped_filter_keys.filter_id
+    union all
     select stepped_scope.scope_id, stepped_scope.is_shared, stepped_scope.entity_id,
         stepped_filter_keys.sku_key, stepped_filter_keys.transaction_type, stepped_filter_keys.bucket_id
     from stepped_scope
     inner join stepped_filter_keys on stepped_filter_keys.filter_id = stepped_scope.earning_filter_id
-    where stepped_filter_keys.sku_key is null or exists (
-        select 1 from stepped_bucket_rows
-        where stepped_bucket_rows.entity_id = stepped_scope.entity_id
-            and stepped_bucket_rows.sku_key = stepped_filter_keys.sku_key
-            and stepped_bucket_rows.transaction_type = stepped_filter_keys.transaction_type
-            and stepped_bucket_rows.bucket_id = stepped_filter_keys.bucket_id
-    )
+    where stepped_filter_keys.sku_key is null
 ),
 
 stepped_earning as (

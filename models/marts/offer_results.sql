@@ -4,7 +4,15 @@
 -- macro (_earning_sums, macros/opportunities/): the qualified pairs' rows of potential_earnings
 -- here (what the offer pays), the other rows (the pairs potential_earnings does not hold) in
 -- int_incentives__offer_opportunities; this model adds the two.
-with pairs as (
+with participant_numbers as (
+    select * from {{ ref('incentives', 'int_incentives__participant_numbers') }}
+),
+
+offer_numbers as (
+    select * from {{ ref('incentives', 'int_incentives__offer_numbers') }}
+),
+
+pairs as (
     -- every evaluated pair with its qualifiers, tiers, overlap, blocking keys and the sums of the
     -- earning rows potential_earnings does not hold
     select * from {{ ref('incentives', 'int_incentives__offer_opportunities') }}
@@ -16,6 +24,12 @@ earned as (
     -- per pair, the sums of potential_earnings' rows: what the offer pays, and a stepped offer's
     -- rows at the next tier's rate
     {{ incentives._earning_sums(ref('incentives', 'potential_earnings'), ref('incentives', 'int_incentives__stepped_thresholds')) }}
+),
+
+numbered_earned as (
+    -- keyed by the pair's integer, as the pairs are (int_incentives__offer_opportunities)
+    {{ incentives._pair_numbered('earned', 'participant_numbers', 'offer_numbers', 'offer',
+                                 ['incentive_amount', 'next_tier_rows', 'next_tier_row_amount']) }}
 ),
 
 joined as (
@@ -35,9 +49,8 @@ joined as (
             else coalesce(earned.next_tier_row_amount, 0) + pairs.opportunity_next_tier_row_amount
         end as next_tier_incentive_amount
     from pairs
-    left join earned
-        on earned.entity_id = pairs.entity_id
-        and earned.offer_key = pairs.offer_key
+    left join numbered_earned as earned
+        on earned.offer_pair = pairs.offer_pair
 ),
 
 final as (

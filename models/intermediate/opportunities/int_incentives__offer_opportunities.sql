@@ -29,6 +29,14 @@ stack_coverage as (
     select * from {{ ref('incentives', 'int_incentives__stack_coverage') }}
 ),
 
+participant_numbers as (
+    select * from {{ ref('incentives', 'int_incentives__participant_numbers') }}
+),
+
+offer_numbers as (
+    select * from {{ ref('incentives', 'int_incentives__offer_numbers') }}
+),
+
 stacked as (
     -- a stacked offer's overlap: the sum over its stacks, exact over the offer's common
     -- denominator and rounded once
@@ -98,11 +106,59 @@ opportunity_sums as (
     {{ incentives._earning_sums('opportunity_rows', ref('incentives', 'int_incentives__stepped_thresholds')) }}
 ),
 
+-- the pairs and each part of a pair's row keyed by the pair's one integer (participant x offer or
+-- program; _pair_numbered): the joins below meet every evaluated pair once each, and compare one
+-- integer instead of two long text keys (without enrollments, 29.6M pairs at 1M transactions:
+-- docs/performance.md)
+numbered_status as (
+    select
+        offer_status.*,
+        {{ incentives._pair_number('participant_numbers.participant_number', 'offer_numbers', 'offer') }} as offer_pair,
+        {{ incentives._pair_number('participant_numbers.participant_number', 'offer_numbers', 'program') }} as program_pair
+    from offer_status
+    inner join participant_numbers on participant_numbers.entity_id = offer_status.entity_id
+    inner join offer_numbers on offer_numbers.offer_key = offer_status.offer_key
+),
+
+numbered_stepped as (
+    {{ incentives._pair_numbered('stepped', 'participant_numbers', 'offer_numbers', 'offer',
+                                 ['threshold_value', 'current_tier_key', 'next_tier_key', 'next_tier_threshold',
+                                  'next_tier_rate', 'gap_to_next_tier']) }}
+),
+
+numbered_stacked as (
+    {{ incentives._pair_numbered('stacked', 'participant_numbers', 'offer_numbers', 'offer', ['stacked_overlap']) }}
+),
+
+numbered_sums as (
+    {{ incentives._pair_numbered('opportunity_sums', 'participant_numbers', 'offer_numbers', 'offer',
+                                 ['incentive_amount', 'next_tier_rows', 'next_tier_row_amount']) }}
+),
+
+program_blocking_keys as (
+    select * from blocking where qualifier_level = 'program'
+),
+
+offer_blocking_keys as (
+    select * from blocking where qualifier_level = 'offer'
+),
+
+numbered_program_blocking as (
+    {{ incentives._pair_numbered('program_blocking_keys', 'participant_numbers', 'offer_numbers', 'program',
+                                 ['blocking_qualifications']) }}
+),
+
+numbered_offer_blocking as (
+    {{ incentives._pair_numbered('offer_blocking_keys', 'participant_numbers', 'offer_numbers', 'offer',
+                                 ['blocking_qualifications']) }}
+),
+
 final as (
     select
         offer_status.entity_id,
         offer_status.program_key,
         offer_status.offer_key,
+        offer_status.offer_pair,
         offer_status.calculator_key,
         offer_status.program_qualified,
         offer_status.offer_qualified,
@@ -119,24 +175,17 @@ final as (
         coalesce(opportunity_sums.next_tier_row_amount, 0) as opportunity_next_tier_row_amount,
         program_blocking.blocking_qualifications as blocking_program_qualifications,
         offer_blocking.blocking_qualifications as blocking_offer_qualifications
-    from offer_status
-    left join stepped
-        on stepped.entity_id = offer_status.entity_id
-        and stepped.offer_key = offer_status.offer_key
-    left join stacked
-        on stacked.entity_id = offer_status.entity_id
-        and stacked.offer_key = offer_status.offer_key
-    left join opportunity_sums
-        on opportunity_sums.entity_id = offer_status.entity_id
-        and opportunity_sums.offer_key = offer_status.offer_key
-    left join blocking as program_blocking
-        on program_blocking.entity_id = offer_status.entity_id
-        and program_blocking.program_key = offer_status.program_key
-        and program_blocking.qualifier_level = 'program'
-    left join blocking as offer_blocking
-        on offer_blocking.entity_id = offer_status.entity_id
-        and offer_blocking.program_key = offer_status.program_key
-        and offer_blocking.offer_key = offer_status.offer_key
+    from numbered_status as offer_status
+    left join numbered_stepped as stepped
+        on stepped.offer_pair = offer_status.offer_pair
+    left join numbered_stacked as stacked
+        on stacked.offer_pair = offer_status.offer_pair
+    left join numbered_sums as opportunity_sums
+        on opportunity_sums.offer_pair = offer_status.offer_pair
+    left join numbered_program_blocking as program_blocking
+        on program_blocking.program_pair = offer_status.program_pair
+    left join numbered_offer_blocking as offer_blocking
+        on offer_blocking.offer_pair = offer_status.offer_pair
 )
 
 select * from final
