@@ -107,9 +107,14 @@ stepped_transaction_tiers as (
 
 stepped_earning_filter_keys as (
     -- the keys of the stepped offers' earning filters (the filter keys of every other filter
-    -- would meet the bucket rows below for nothing)
-    select * from stepped_filter_keys
-    where filter_id in (select earning_filter_id from stepped_offers)
+    -- would meet the bucket rows below for nothing). A join, not `in (select ...)`: on literal
+    -- rows (a unit test's fixtures) Spark 4.3 folds that semi join into a broadcast nested loop
+    -- join over a union, whose task then fails to deserialize (ClassCastException on
+    -- UnionExec.children) with adaptive execution and whole-stage code generation on.
+    select stepped_filter_keys.*
+    from stepped_filter_keys
+    inner join (select distinct earning_filter_id from stepped_offers) as earning_filters
+        on earning_filters.earning_filter_id = stepped_filter_keys.filter_id
 ),
 
 stepped_earning_keys as (
