@@ -412,6 +412,7 @@ vars:
     incentives_prices_identifier: price_list
     incentives_using_enrollments: false
     incentives_transaction_passthrough_columns: [{name: transaction_id, alias: source_transaction_id}]
+    incentives_unit_tests: true
 
 seeds:
   agdata:

@@ -20,6 +20,9 @@ from compiler.run.build import PROJECT_DIR, run_dbt
 from compiler.runner import run
 
 EXAMPLES = PROJECT_DIR / "examples"
+# the models built only with scenarios, the forecast or the unit tests (macros/settings.sql, materialized_when)
+SCENARIO_MODEL_PATHS = ("path:models/staging/incentives_scenarios", "path:models/intermediate/scenarios",
+                        "path:models/intermediate/forecast")
 NODE_LINE = re.compile(r"^\s*\[\s*\d+\]\s+(?P<type>\S+)\s+(?P<name>\S+)\s+(?P<status>\S+)\s*$")
 
 
@@ -32,6 +35,10 @@ def built_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     database = tmp_path / "example.duckdb"
     run(EXAMPLES / "programs.json", EXAMPLES / "data", database, say=lambda _: None)
+    # without scenarios the scenario and forecast models are ephemeral (materialized_when); with the
+    # unit tests on they are relations, which the fixtures of their readers mock: built empty here
+    run_dbt(["run", "--empty", "--select", *SCENARIO_MODEL_PATHS, "--vars", json.dumps({"incentives_unit_tests": True})],
+            database, say=lambda _: None)
     return database
 
 

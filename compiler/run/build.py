@@ -204,8 +204,10 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         if info is None or info.name != "NodeFinished":
             return
         node = event.data.node_info  # type: ignore[attr-defined]
-        done[0] += 1
         status = node.node_status
+        if node.materialized == "ephemeral" and status == "success":  # inlined into its readers: nothing built
+            return
+        done[0] += 1
         if status in ("error", "fail", "runtime error"):
             message = getattr(getattr(event.data, "run_result", None), "message", "") or status  # type: ignore[attr-defined]
             failures.append(f"{node.resource_type} {node.node_name}: {message}")

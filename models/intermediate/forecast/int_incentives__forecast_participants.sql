@@ -1,3 +1,5 @@
+{{ config(materialized=incentives.materialized_when(incentives.using_forecast(), 'table')) }}
+
 -- One row per actual participant with transactions: how the forecast projects the rest of its
 -- season (docs/forecast.md). as_of is the var incentives_as_of, else the latest transaction_date;
 -- the horizon is the var incentives_forecast_until, else the latest end_date of the catalogue's

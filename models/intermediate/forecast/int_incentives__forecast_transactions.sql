@@ -1,3 +1,5 @@
+{{ config(materialized=incentives.materialized_when(incentives.using_forecast(), 'table')) }}
+
 -- The projected transactions of the forecast (docs/forecast.md), in the columns of the scenarios'
 -- hypothetical transactions, under the forecast's scenario id '' (an input scenario_id is never
 -- empty): per participant of int_incentives__forecast_participants, seasonal: each transaction of

@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized=incentives.materialized_when(incentives.using_scenarios(), 'view')) }}
 
 -- The enrollments of every evaluated participant: the actual ones, and a scenario participant
 -- (int_incentives__scenario_participants) enrolled where its participant is. Without scenarios,

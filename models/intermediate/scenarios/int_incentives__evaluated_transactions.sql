@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized=incentives.materialized_when(incentives.using_scenarios(), 'view')) }}
 
 -- The transactions of every evaluated participant: the actual transactions, and for each scenario
 -- participant (int_incentives__scenario_participants) a copy of its participant's actual

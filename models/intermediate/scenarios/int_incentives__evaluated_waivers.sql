@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized=incentives.materialized_when(incentives.using_scenarios(), 'view')) }}
 
 -- The waivers of every evaluated participant: the actual ones (a waiver without entity_id is
 -- everyone's, scenario participants' too), and a scenario participant

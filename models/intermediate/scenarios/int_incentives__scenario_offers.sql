@@ -1,3 +1,5 @@
+{{ config(materialized=incentives.materialized_when(incentives.using_scenarios(), 'table')) }}
+
 -- One row per scenario participant (a what-if scenario's or the forecast's,
 -- int_incentives__scenario_participants) x offer it is evaluated on, under its scenario and
 -- participant: its qualifier (int_incentives__offer_status), stepped tier

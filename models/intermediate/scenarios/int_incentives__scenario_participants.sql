@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized=incentives.materialized_when(incentives.using_scenarios(), 'view')) }}
 
 -- One row per scenario x participant that a scenario names (in scenarios or scenario_properties,
 -- or the forecast's projected transactions: scenario_id '', `is_forecast`; docs/forecast.md),

@@ -1,3 +1,5 @@
+{{ config(materialized=incentives.materialized_when(incentives.using_scenarios(), 'table')) }}
+
 -- Per scenario x participant x offer, the qualifications the scenario changes: those its scenario
 -- participant passes (met or waived, as int_incentives__offer_status counts them) and the actual
 -- participant does not (newly met), and the reverse (newly lost), each as sorted keys. A

@@ -6,6 +6,7 @@
 -- those of its actual transactions: what they earn under the projected outcome (tier,
 -- qualification, stack and fixed-amount share). A participant with nothing projected (method none)
 -- lands where it is: its projected values are offer_results'. Empty unless incentives_using_forecast.
+{%- if incentives.forecast_models_built() %}
 with baseline as (
     select * from {{ ref('incentives', 'offer_results') }}
     {%- if not incentives.using_forecast() %}
@@ -70,3 +71,8 @@ final as (
 )
 
 select * from final
+{%- else %}
+-- the forecast off: no rows, the contract's columns
+-- (built after the body's first input, as with it: {{ ref('incentives', 'offer_results') }})
+{{ incentives._no_rows_of_contract() }}
+{%- endif %}

@@ -4,6 +4,7 @@
 -- (int_incentives__earnings), in potential_earnings' columns with the scenario and the flag
 -- `hypothetical` (a transaction of the scenario, not an actual one). Pass-through columns are not
 -- carried. docs/scenarios.md.
+{%- if incentives.scenario_models_built() %}
 with earnings as (
     -- a view: the range spares it the actual participants' rows (_scenario_participant_range)
     select * from {{ ref('incentives', 'int_incentives__earnings') }}
@@ -53,3 +54,8 @@ final as (
 )
 
 select * from final
+{%- else %}
+-- scenarios off: no rows, the contract's columns
+-- (built after the body's first input, as with it: {{ ref('incentives', 'int_incentives__earnings') }})
+{{ incentives._no_rows_of_contract() }}
+{%- endif %}

@@ -5,6 +5,7 @@
 -- qualification changes (int_incentives__scenario_qualification_changes); the baseline side is offer_results'
 -- row of the actual participant (none for a participant new in the scenario: 0 and not
 -- qualified). docs/scenarios.md.
+{%- if incentives.scenario_models_built() %}
 with scenario_offers as (
     -- the what-if scenarios' (the forecast has its own mart: forecast_results)
     select * from {{ ref('incentives', 'int_incentives__scenario_offers') }}
@@ -70,3 +71,8 @@ final as (
 )
 
 select * from final
+{%- else %}
+-- scenarios off: no rows, the contract's columns
+-- (built after the body's first input, as with it: {{ ref('incentives', 'offer_results') }})
+{{ incentives._no_rows_of_contract() }}
+{%- endif %}

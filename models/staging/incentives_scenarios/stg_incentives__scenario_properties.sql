@@ -1,3 +1,4 @@
+{{ config(materialized=incentives.materialized_when(var('incentives_using_scenario_properties', false), 'view')) }}
 {%- if var('incentives_using_scenario_properties', false) %}
 -- The property values a what-if scenario replaces for one participant (request or entity level):
 -- within the scenario, the participant's value of that level and key is this one

@@ -1,3 +1,4 @@
+{{ config(materialized=incentives.materialized_when(var('incentives_using_scenarios', false), 'view')) }}
 {%- if var('incentives_using_scenarios', false) %}
 -- The hypothetical transactions of the what-if scenarios, typed as the actual transactions are
 -- (stg_incentives__transactions): each is added to its participant's actual transactions within
