@@ -46,6 +46,7 @@ import platform
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -420,7 +421,7 @@ def explain(results: dict, database: Path, name: str, top: int) -> list[Path]:
 
 
 def bench_size(n_tx: int, n_ent: int | None, n_prog: int, seed: int, enrollments: bool, threads: int | None,
-               explain_top: int, floor_repeats: int = 3, shape: str = "dense") -> dict:
+               explain_top: int, floor_repeats: int = 3, shape: str = "dense", engine_repeats: int = 1) -> dict:
     n_ent = n_ent or default_participants(shape, n_tx)
     label = human(n_tx) + ("" if shape == "dense" else f" {shape}") + ("" if enrollments else " (no enrollments)")
     print(f"\n== {label}: {n_tx:,} transactions ({shape}), {n_ent:,} participants, {n_prog:,} programs", flush=True)
@@ -428,23 +429,29 @@ def bench_size(n_tx: int, n_ent: int | None, n_prog: int, seed: int, enrollments
     name = data.name
     OUT_ROOT.mkdir(parents=True, exist_ok=True)
     database = OUT_ROOT / f"{name}.duckdb"
-    for p in OUT_ROOT.glob(f"{name}.duckdb*"):
-        if p.is_file():
-            p.unlink()
     cmd = [str(INCENTIVES), "run", "--programs", str(data / "programs.json"), "--data", str(data / "data"),
            "--database", str(database)]
     if threads:
         cmd += ["--threads", str(threads)]
     log = OUT_ROOT / f"{name}.log"
-    # a DuckDB run builds in <database>.building/incentives.duckdb: its relations are "incentives".*
-    watcher = RunResultsWatcher("incentives", OUT_ROOT / f"{name}.run_results.json")
     load_before = load_average()
-    code, seconds, peak, run_cpu = monitored(cmd, log, watcher)
+    engine_all: list[float] = []
+    peak = 0
+    for _ in range(engine_repeats):  # each on a new database path: the median reported, the last run's details
+        for p in OUT_ROOT.glob(f"{name}.duckdb*"):
+            if p.is_file():
+                p.unlink()
+        # a DuckDB run builds in <database>.building/incentives.duckdb: its relations are "incentives".*
+        watcher = RunResultsWatcher("incentives", OUT_ROOT / f"{name}.run_results.json")
+        code, run_seconds, run_peak, run_cpu = monitored(cmd, log, watcher)
+        output = log.read_text()
+        if code != 0:
+            print(output[-4000:])
+            raise SystemExit(f"incentives run failed with exit code {code} (log: {log})")
+        engine_all.append(run_seconds)
+        peak = max(peak, run_peak)
+    seconds = statistics.median(engine_all)
     load_after = load_average()
-    output = log.read_text()
-    if code != 0:
-        print(output[-4000:])
-        raise SystemExit(f"incentives run failed with exit code {code} (log: {log})")
     results = watcher.data
     if results is None:
         print("  warning: target/run_results.json of this run was not seen (overwritten by another dbt run?)")
@@ -472,13 +479,13 @@ def bench_size(n_tx: int, n_ent: int | None, n_prog: int, seed: int, enrollments
     result = dict(label=label, shape=shape, transactions=n_tx, participants=n_ent, programs=n_prog,
                   enrollments=n_enroll, qualified_pairs=qualified, earning_transactions=earning_tx,
                   contract=contract, contract_ratio=seconds / contract["seconds"] if contract["seconds"] else float("nan"),
-                  seconds=seconds, cpu=run_cpu, floor=floor_s, floor_cpu=floor_cpu, floor_all=floor_all, floor_rows=floor_rows, sku_offers=sku_offers,
+                  seconds=seconds, engine_all=engine_all, cpu=run_cpu, floor=floor_s, floor_cpu=floor_cpu, floor_all=floor_all, floor_rows=floor_rows, sku_offers=sku_offers,
                   ratio=seconds / floor_s if floor_s else float("nan"),
                   cpu_ratio=run_cpu / floor_cpu if floor_cpu else float("nan"), peak=peak, rows=rows,
                   models=models, model_total=model_total, test_total=test_total, phases=phases,
                   generated=gen_seconds, participants_seen=participants, offer_pairs=pairs,
                   load=(load_before, load_after), summary=spark_thrift.summary_block(output), data=data, name=name)
-    print(f"  end-to-end {seconds:.1f}s, CPU {run_cpu:.1f}s (phases: {', '.join(f'{k} {v:.1f}s' for k, v in phases.items())}), "
+    print(f"  end-to-end {seconds:.1f}s (median of {', '.join(f'{t:.1f}' for t in engine_all)}), CPU {run_cpu:.1f}s (phases: {', '.join(f'{k} {v:.1f}s' for k, v in phases.items())}), "
           f"peak RSS {peak / 2**30:.2f} GB; load average {load_before} before, {load_after} after", flush=True)
     print(f"  floor {floor_s:.2f}s (median of {', '.join(f'{t:.2f}' for t in floor_all)}; {floor_rows:,} participant x offer rows from {sku_offers:,} SKU x offer rows), "
           f"ratio {result['ratio']:.1f}x; CPU: floor {floor_cpu:.1f}s, ratio {result['cpu_ratio']:.1f}x", flush=True)
@@ -831,9 +838,10 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
               "", f"Join-only floor: median of {args.floor_repeats} runs of one DuckDB query (fresh database and connection each, default threads) reading the same transactions "
               "parquet, joined to the SKU -> offer table of the same programs (standard rates' SKUs, stepped "
               "earning filters' SKUs, stacked conversion SKUs), summing amount per participant x offer into a "
-              "table; it ignores enrollments, prices and qualifications and writes no per-transaction rows. End-to-end "
+              "table; it ignores enrollments, prices and qualifications and writes no per-transaction rows. End-to-end: "
+              f"median of {args.engine_repeats} runs (each on a new database path; phases, models and CPU of the last); it "
               "includes compile, load, dbt build (with data tests), run record, checkpoint and swap. Peak RSS: the "
-              "whole process tree, sampled every 0.2 s. CPU s: user + system seconds of the run's process tree "
+              "whole process tree, sampled every 0.2 s (the highest of the runs). CPU s: user + system seconds of the run's process tree "
               "(and of the floor query), which other work on the machine barely changes.", ""]
     return "\n".join(lines)
 
@@ -854,6 +862,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=None, help="--threads passed to incentives run")
     ap.add_argument("--explain", type=int, default=0, help="EXPLAIN ANALYZE the K slowest models of each run")
     ap.add_argument("--floor-repeats", type=int, default=3, help="floor runs (the median is reported)")
+    ap.add_argument("--engine-repeats", type=int, default=1,
+                    help="`incentives run` of each size and shape, each on a new database path (the median is reported)")
     ap.add_argument("--spark-thrift", action="store_true",
                     help="also run each size through the Spark Thrift server (scripts/start-spark-cluster.sh first)")
     ap.add_argument("--spark-schema", default="bench", help="the server's database of the Spark results")
@@ -874,12 +884,12 @@ def main(argv: list[str] | None = None) -> int:
     for size in [parse_count(s) for s in args.sizes.split(",") if s.strip()]:
         for shape in shapes:
             results.append(bench_size(size, args.participants, args.programs, args.seed, True, args.threads,
-                                      args.explain, args.floor_repeats, shape))
+                                      args.explain, args.floor_repeats, shape, args.engine_repeats))
             if args.spark_thrift:
                 spark.append(bench_spark_thrift(results[-1], args.spark_schema, args.spark_top))
     if args.no_enrollments_size:
         results.append(bench_size(args.no_enrollments_size, args.participants, args.programs, args.seed, False,
-                                  args.threads, args.explain, args.floor_repeats))
+                                  args.threads, args.explain, args.floor_repeats, engine_repeats=args.engine_repeats))
     example = example_runs(args.example_repeats) if args.example_repeats else None
     cat = catalogue(args.catalogue, args.seed) if args.catalogue else None
     text = report(machine_text, results, cat, args, spark, example)
