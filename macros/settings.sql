@@ -64,25 +64,30 @@
 {{- return(var('incentives_using_forecast', false)) -}}
 {%- endmacro %}
 
-{#- materialized_when(on, materialization): how a model that only scenarios or the forecast need
-    is materialized: `materialization` when `on` (using_scenarios(), using_forecast(), an input's
-    var) or when the unit tests are on (their fixtures mock such a model as a relation, and dbt
-    reads its columns from the database), else ephemeral: nothing runs it, so a build without
-    scenarios has no node for it (each a statement on Spark and ~35 ms of dbt's own on every
-    engine). Its readers inline it, as its empty or pass-through query (docs/scenarios.md). -#}
+{#- _models_built(on): whether a model that only scenarios or the forecast need is built: when `on`
+    (using_scenarios(), using_forecast(), an input's var) or when the unit tests are on (their
+    fixtures mock such a model as a relation, and dbt reads its columns from the database). -#}
+{% macro _models_built(on) -%}
+{{- return(on or var('incentives_unit_tests', false)) -}}
+{%- endmacro %}
+
+{#- materialized_when(on, materialization): how such a model is materialized: `materialization`
+    when built (_models_built), else ephemeral: nothing runs it, so a build without scenarios has
+    no node for it (each a statement on Spark and ~35 ms of dbt's own on every engine). Its readers
+    inline it, as its empty or pass-through query (docs/scenarios.md). -#}
 {% macro materialized_when(on, materialization) -%}
-{{- return(materialization if on or var('incentives_unit_tests', false) else 'ephemeral') -}}
+{{- return(materialization if incentives._models_built(on) else 'ephemeral') -}}
 {%- endmacro %}
 
-{#- scenario_models_built(): whether the scenario models are built (materialized_when): scenarios
-    or the forecast are on, or the unit tests. Off, the scenario marts are their contract's columns
-    without rows (_no_rows_of_contract), and forecast_models_built() likewise for the forecast. -#}
+{#- scenario_models_built(): whether the scenario models are built: scenarios or the forecast are
+    on, or the unit tests. Off, the scenario marts are their contract's columns without rows
+    (_no_rows_of_contract), and forecast_models_built() likewise for the forecast. -#}
 {% macro scenario_models_built() -%}
-{{- return(incentives.using_scenarios() or var('incentives_unit_tests', false)) -}}
+{{- return(incentives._models_built(incentives.using_scenarios())) -}}
 {%- endmacro %}
 
-{#- forecast_models_built(): whether the forecast's models are built (materialized_when): the
-    forecast is on, or the unit tests. -#}
+{#- forecast_models_built(): whether the forecast's models are built: the forecast is on, or the
+    unit tests. -#}
 {% macro forecast_models_built() -%}
-{{- return(incentives.using_forecast() or var('incentives_unit_tests', false)) -}}
+{{- return(incentives._models_built(incentives.using_forecast())) -}}
 {%- endmacro %}
