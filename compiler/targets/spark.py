@@ -54,6 +54,44 @@ def _keep_profile_ansi_mode() -> None:
     SparkCredentials.__post_init__ = __post_init__  # type: ignore[method-assign]
 
 
+def _release(frame: Any) -> None:
+    """Let Python free the py4j proxy of `frame`'s JVM Dataset as soon as nothing refers to it.
+
+    py4j caches each method called on a proxy with a reference back to the proxy: a reference cycle,
+    which only Python's full collection frees, and a process holding dbt's manifest runs one rarely.
+    Until then the JVM keeps the statement's plan and the broadcast blocks of its joins; over a
+    run's statements (and a test session's runs) the driver's heap fills with them and the JVM
+    spends its time in full collections (docs/engines.md). Emptying the cache breaks the cycle."""
+    methods = getattr(getattr(frame, "_jdf", None), "_methods", None)
+    if isinstance(methods, dict):
+        methods.clear()
+
+
+def _release_dbt_statements() -> None:
+    """dbt-spark's session cursor calls methods on each statement's DataFrame (its rows, its
+    columns): empty the proxy's cache after each (`_release`), so the DataFrame goes with the cursor."""
+    try:
+        from dbt.adapters.spark.session import Cursor
+    except ImportError:
+        return
+    if getattr(Cursor, "_incentives_releases", False):
+        return
+
+    def released(method: Any) -> Any:
+        def call(self: Any, *args: Any) -> Any:
+            try:
+                return method(self, *args)
+            finally:
+                _release(getattr(self, "_df", None))
+        return call
+
+    for name in ("fetchall", "fetchone"):
+        setattr(Cursor, name, released(getattr(Cursor, name)))
+    description = Cursor.description
+    Cursor.description = property(released(description.fget))  # type: ignore[assignment]
+    Cursor._incentives_releases = True  # type: ignore[attr-defined]
+
+
 def spark_session(settings: dict[str, Any]) -> Any:
     """The process' SparkSession with the profile's `server_side_parameters` (the one dbt-spark's
     session method then uses too). Local mode; the jars come with the pyspark wheel."""
@@ -68,6 +106,7 @@ def spark_session(settings: dict[str, Any]) -> Any:
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         raise RunError("the spark target needs Java 17 or newer (scripts/ensure-java.sh installs Debian's)")
     _keep_profile_ansi_mode()
+    _release_dbt_statements()
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in (settings.get("server_side_parameters") or {}).items():
         builder = builder.config(str(key), str(value))
@@ -95,14 +134,21 @@ class Spark(Warehouse):
         # says it was interrupted
         add_filter_once("", _Py4jRootRecords)
 
+    def _collect(self, sql: str) -> list[Any]:
+        frame = self.session.sql(sql)
+        try:
+            return frame.collect()
+        finally:
+            _release(frame)
+
     def execute(self, sql: str) -> None:
-        self.session.sql(sql).collect()
+        self._collect(sql)
 
     def fetch(self, sql: str) -> list[tuple[Any, ...]]:
-        return [tuple(r) for r in self.session.sql(sql).collect()]
+        return [tuple(r) for r in self._collect(sql)]
 
     def fetch_dicts(self, sql: str) -> list[dict[str, Any]]:
-        return [r.asDict() for r in self.session.sql(sql).collect()]
+        return [r.asDict() for r in self._collect(sql)]
 
     def schema_exists(self, schema: str) -> bool:
         return bool(self.session.catalog.databaseExists(schema))
