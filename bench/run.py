@@ -299,22 +299,23 @@ class RunResultsWatcher:
     `incentives` for every DuckDB run, so another DuckDB run in the same checkout at the same time
     would be taken for ours; on Spark, `prefix` = the schema the run builds into)."""
 
-    def __init__(self, catalog: str, copy_to: Path, prefix: str | None = None):
+    def __init__(self, catalog: str, copy_to: Path, prefix: str | None = None, results: Path = RUN_RESULTS):
         self.catalog = catalog
         self.prefix = prefix if prefix is not None else f'"{catalog}".'
         self.copy_to = copy_to
-        self.seen: float | None = RUN_RESULTS.stat().st_mtime if RUN_RESULTS.exists() else None
+        self.results = results  # a warehouse target's run writes its own: target/<target>/run_results.json
+        self.seen: float | None = results.stat().st_mtime if results.exists() else None
         self.data: dict | None = None
 
     def __call__(self) -> None:
         try:
-            mtime = RUN_RESULTS.stat().st_mtime
+            mtime = self.results.stat().st_mtime
         except OSError:
             return
         if mtime == self.seen:
             return
         try:
-            data = json.loads(RUN_RESULTS.read_text())
+            data = json.loads(self.results.read_text())
         except (OSError, ValueError):
             return  # being written: retry at the next poll
         self.seen = mtime
@@ -515,7 +516,8 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
     rest = spark_thrift.SparkRest(spark_thrift.ui_url())
     marks = rest.marks()
     log = OUT_ROOT / f"{name}.spark_thrift.log"
-    watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.spark_thrift.run_results.json", prefix=f"{schema}__building")
+    watcher = RunResultsWatcher(name, OUT_ROOT / f"{name}.spark_thrift.run_results.json", prefix=f"{schema}__building",
+                               results=PROJECT / dbt_target_path("spark_thrift") / "run_results.json")
     cluster_peak = [0]
     polls = [0]
 

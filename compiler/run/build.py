@@ -22,13 +22,24 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 RUN_CONTEXT_VARS: dict[str, Any] = {"incentives_run_context": True}
 
 
-def dbt_target_path() -> str:
+DEFAULT_TARGET = "duckdb"  # the profile's default target (profiles/profiles.yml)
+
+
+def dbt_target_path(target: str | None = None) -> str:
     """dbt's target folder for the run's dbt commands (its artifacts, its saved parse and the
-    compiled input checks), relative to the project: `INCENTIVES_DBT_TARGET_PATH`, default `target`.
-    dbt keeps one saved parse per folder and parses the whole project again when the target or the
-    vars differ from the saved one's: runs side by side on different targets (the test suite's
-    workers) keep one folder each, so that each reuses its own parse."""
-    return os.environ.get("INCENTIVES_DBT_TARGET_PATH", "target")
+    compiled input checks), relative to the project: `INCENTIVES_DBT_TARGET_PATH`, default `target`,
+    and in it a folder of its own for each other profile target (`target/spark`, ...). dbt keeps one
+    saved parse per folder and parses the whole project again when the target or the vars differ
+    from the saved one's: runs that alternate targets (a warehouse run, whose input checks compile
+    on DuckDB, then a DuckDB run) reuse each target's own parse, and runs side by side on different
+    targets (the test suite's workers) keep one folder each."""
+    base = os.environ.get("INCENTIVES_DBT_TARGET_PATH", "target")
+    return base if target in (None, DEFAULT_TARGET) else f"{base}/{target}"
+
+
+def _target_of(args: list[str]) -> str | None:
+    """The profile target a dbt command names (`--target NAME`), None for the default."""
+    return args[args.index("--target") + 1] if "--target" in args[:-1] else None
 
 
 def ensure_rule_seeds(project: Path = PROJECT_DIR) -> None:
@@ -215,7 +226,7 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
         say(f"    [{done[0]:>3}] {node.resource_type:<10} {node.node_name:<40} {status}")
 
     base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
-            "--target-path", dbt_target_path(), "--quiet", "--no-use-colors", *artifacts]
+            "--target-path", dbt_target_path(_target_of(args)), "--quiet", "--no-use-colors", *artifacts]
     try:
         with _in_folder(database.parent if database is not None else None):
             result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
