@@ -63,8 +63,12 @@ def test_skip_invalid_programs(engine: str, tmp_path: Path, capsys: pytest.Captu
     database = tmp_path / "results.duckdb"
     data = EXAMPLE / "data"
 
-    assert _run(engine, alone, data, database) == 0  # the valid programs alone
-    reference = _results(engine, tmp_path)
+    # the valid programs alone: the reference, on DuckDB for every engine (the engines' results are
+    # the same, test_engines.py; a second full build on a warehouse would only repeat that test)
+    reference_dir = tmp_path if engine == "duckdb" else tmp_path / "reference"
+    reference_dir.mkdir(exist_ok=True)
+    assert _run("duckdb", alone, data, reference_dir / "results.duckdb") == 0
+    reference = _results("duckdb", reference_dir)
     if engine == "duckdb":
         before = _digest(database)
     capsys.readouterr()
