@@ -9,8 +9,15 @@
 {%- if incentives.setting('incentives_run_id') is not none -%}
 cast('{{ incentives.setting('incentives_run_id') }}' as {{ dbt.type_string() }})
 {%- elif incentives.setting('incentives_run_context') -%}
-(select cast(max(run_id) as {{ dbt.type_string() }}) from {{ incentives.setting('incentives_input_schema') }}.run_context)
+(select cast(max(run_id) as {{ dbt.type_string() }}) from {{ incentives.run_context() }})
 {%- else -%}
 cast('manual' as {{ dbt.type_string() }})
 {%- endif -%}
+{%- endmacro %}
+
+{#- run_context(): the one-row table `run_context` of the input schema that `incentives run` writes
+    (when the var incentives_run_context is true): the run id, and the forecast's dates `as_of` and
+    `forecast_until` (null when not given; models/intermediate/forecast/). -#}
+{% macro run_context() -%}
+{{ incentives.setting('incentives_input_schema') }}.run_context
 {%- endmacro %}

@@ -135,16 +135,21 @@ def test_history_keeps_every_run_and_the_accrual_changes(engine: str, tmp_path) 
     """Two runs, the second a month later with one more purchase of P (2026-04-15, 10,000): P's
     g = 70,000 / 50,000, its 2025-05-20 row projected at 56,000, 15% on the actual 70,000: the
     accrual goes from 9,000.00 to 10,500.00. offer_results_history holds both runs, accrual_changes
-    the 1,500.00; a third run refused for bad data leaves both as they were."""
+    the 1,500.00; a third run refused for bad data leaves both as they were. The second run's other
+    --as-of reaches the models as data (run_context), so dbt reuses the first run's saved parse."""
     from compiler.errors import IncentivesError
+    from compiler.run.build import PROJECT_DIR, dbt_target_path
 
     tables = ("forecast_results", "offer_results_history", "accrual_changes")
     first = run_engine(PROGRAMS, TABLES, tmp_path, target=engine, extra_tables=tables,
                        forecast={"incentives_using_forecast": True, "incentives_as_of": AS_OF})
     (run_1,) = {r["run_id"] for r in first["forecast_results"]}
+    saved_parse = PROJECT_DIR / dbt_target_path(engine) / "partial_parse.msgpack"
+    parsed = saved_parse.stat().st_mtime_ns
     later = {**TABLES, "transactions": [*TABLES["transactions"], _txn("P6", "P", "sku_a", "1", "10000", "2026-04-15")]}
     second = run_engine(PROGRAMS, later, tmp_path, target=engine, extra_tables=tables,
                         forecast={"incentives_using_forecast": True, "incentives_as_of": "2026-04-30"})
+    assert saved_parse.stat().st_mtime_ns == parsed, "another --as-of made dbt parse the project again"
     (run_2,) = {r["run_id"] for r in second["forecast_results"]}
     history = {(r["run_id"], r["entity_id"], r["offer_key"]): r for r in second["offer_results_history"]
                if r["run_id"] in (run_1, run_2)}

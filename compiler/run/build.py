@@ -84,10 +84,13 @@ def run_vars(unit_tests: bool, statements: bool = False, data_dir: Path | None =
     """The dbt vars of `incentives run`: the schemas, the run context, unit tests when asked for,
     `incentives_using_statements` when vendor statements were loaded (docs/reconciliation.md), the
     switched inputs found in `data_dir` (SWITCHED_INPUTS: the what-if scenarios, docs/scenarios.md),
-    the forecast's vars when asked for (docs/forecast.md)."""
+    the forecast's vars when asked for, without its dates: those are in run_context (record.FORECAST_DATES),
+    so that a run with other dates reuses the saved parse (docs/forecast.md)."""
+    from .record import FORECAST_DATES
+
     return {**schemas, **RUN_CONTEXT_VARS, **({"incentives_unit_tests": True} if unit_tests else {}),
             **({"incentives_using_statements": True} if statements else {}), **switched_inputs(data_dir),
-            **(forecast or {})}
+            **{var: value for var, value in (forecast or {}).items() if var not in FORECAST_DATES}}
 
 
 # The reconciliation's nodes (the statements' staging, its intermediate model, its marts and their

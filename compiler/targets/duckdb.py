@@ -67,7 +67,7 @@ class DuckDBTarget(Target):
             (counts, inputs, run_id), rejected = compile_alongside(
                 programs, rules_dir, say, phase, "load",
                 lambda: _load_building(building, programs, data_dir, started_at, skip_invalid_rows, unit_tests,
-                                       job.statements),
+                                       job.statements, job.forecast),
                 skip_invalid_programs)
             say("  " + ", ".join(f"{name} {n:,}" for name, n in counts.items()))
             say(f"  run id {run_id}")
@@ -139,9 +139,11 @@ def _remove_building(building: Path) -> None:
 
 def _load_building(building: Path, programs: Path, data_dir: Path, started_at: dt.datetime,
                    skip_invalid_rows: bool = False, unit_tests: bool = False,
-                   statements: Path | None = None) -> tuple[dict[str, int], RunInputs, str]:
+                   statements: Path | None = None,
+                   forecast: dict[str, Any] | None = None) -> tuple[dict[str, int], RunInputs, str]:
     """Load and validate the input files (and the statements, if any) into the new database file
-    and give it the run's id: the row counts, the inputs' hashes and the run id."""
+    and give it the run's context (run_context: its id, the forecast's dates): the row counts, the
+    inputs' hashes and the run id."""
     con = duckdb.connect(str(building))
     try:
         counts, sources = with_statements(
@@ -149,7 +151,7 @@ def _load_building(building: Path, programs: Path, data_dir: Path, started_at: d
             lambda: load_and_validate(con, data_dir, skip_invalid_rows, building.name, run_vars(unit_tests, data_dir=data_dir)))
         inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
         run_id = inputs.run_id(started_at)
-        con.execute(run_context_sql(run_id))
+        con.execute(run_context_sql(run_id, forecast=forecast))
         con.execute("checkpoint")
     finally:
         con.close()

@@ -220,7 +220,7 @@ class WarehouseTarget(Target):
 
             inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
             run_id = inputs.run_id(started_at)
-            scratch.execute(run_context_sql(run_id))
+            scratch.execute(run_context_sql(run_id, forecast=job.forecast))
             warehouse.copy_from_duckdb(scratch, f"raw.{RUN_CONTEXT}", building + "_raw", RUN_CONTEXT)
             say(f"  run id {run_id}")
             say(f"Building (dbt build --target {target}) into {building}")

@@ -1,9 +1,11 @@
 {{ config(materialized=incentives.materialized_when(incentives.using_forecast(), 'table')) }}
 
 -- One row per actual participant with transactions: how the forecast projects the rest of its
--- season (docs/forecast.md). as_of is the var incentives_as_of, else the latest transaction_date;
--- the horizon is the var incentives_forecast_until, else the latest end_date of the catalogue's
--- periods that contain as_of (an open end does not count; none: as_of, nothing is projected).
+-- season (docs/forecast.md). as_of is the var incentives_as_of, else `incentives run --as-of`
+-- (run_context.as_of: data, not a var, so that another date reuses dbt's parse), else the latest
+-- transaction_date; the horizon is the var incentives_forecast_until, else run_context's
+-- forecast_until, else the latest end_date of the catalogue's periods that contain as_of (an open
+-- end does not count; none: as_of, nothing is projected).
 -- seasonal: it has transactions in (as_of - 1 year, horizon - 1 year], projected one year later
 -- and scaled by the growth factor g = growth_numerator / growth_denominator (the value of its
 -- transactions in [horizon - 1 year + 1 day, as_of] over that of [horizon - 2 years + 1 day,
@@ -23,9 +25,15 @@ periods as (
     select * from {{ ref('incentives', 'stg_incentives__rules_periods') }}
 ),
 
+{%- set in_context = incentives.setting('incentives_run_context') %}
+
 as_of as (
     {%- if var('incentives_as_of', none) %}
     select cast('{{ var('incentives_as_of') }}' as date) as as_of
+    {%- elif in_context %}
+    select coalesce(context.as_of, latest.as_of) as as_of
+    from (select cast(max(as_of) as date) as as_of from {{ incentives.run_context() }}) as context
+    cross join (select max(transaction_date) as as_of from transactions) as latest
     {%- else %}
     select max(transaction_date) as as_of from transactions
     {%- endif %}
@@ -35,8 +43,13 @@ season as (
     {%- if var('incentives_forecast_until', none) %}
     select as_of, cast('{{ var('incentives_forecast_until') }}' as date) as horizon from as_of
     {%- else %}
-    select as_of.as_of, coalesce(max(periods.end_date), as_of.as_of) as horizon
+    select
+        as_of.as_of,
+        coalesce({% if in_context %}max(context.forecast_until), {% endif %}max(periods.end_date), as_of.as_of) as horizon
     from as_of
+    {%- if in_context %}
+    cross join (select cast(max(forecast_until) as date) as forecast_until from {{ incentives.run_context() }}) as context
+    {%- endif %}
     left join periods
         on periods.start_date <= as_of.as_of
         and as_of.as_of <= periods.end_date
