@@ -31,7 +31,8 @@ FORECAST_DATES = {"incentives_as_of": "as_of", "incentives_forecast_until": "for
 def run_context_sql(run_id: str, schema: str = "raw", forecast: dict[str, Any] | None = None) -> str:
     """DuckDB SQL creating `schema.run_context`: one row, the run id the result rows carry and the
     forecast's dates of FORECAST_DATES given in `forecast` (the forecast's vars; null when not given)."""
-    dates = ", ".join(f"cast({sql_string(str(forecast[var])) if (forecast or {}).get(var) else 'null'} as date) as {column}"
+    given = forecast or {}
+    dates = ", ".join(f"cast({sql_string(str(given[var])) if given.get(var) else 'null'} as date) as {column}"
                       for var, column in FORECAST_DATES.items())
     return (f"create or replace table {schema}.{RUN_CONTEXT} as select cast({sql_string(run_id)} as varchar) as run_id,"
             f" {dates}")

@@ -26,13 +26,22 @@ periods as (
 ),
 
 {%- set in_context = incentives.setting('incentives_run_context') %}
+{%- if in_context %}
+
+-- `incentives run --as-of / --forecast-until` (null when not given); cast: a warehouse may hold the
+-- all-null columns as text
+context as (
+    select cast(max(as_of) as date) as as_of, cast(max(forecast_until) as date) as forecast_until
+    from {{ incentives.run_context() }}
+),
+{%- endif %}
 
 as_of as (
     {%- if var('incentives_as_of', none) %}
     select cast('{{ var('incentives_as_of') }}' as date) as as_of
     {%- elif in_context %}
     select coalesce(context.as_of, latest.as_of) as as_of
-    from (select cast(max(as_of) as date) as as_of from {{ incentives.run_context() }}) as context
+    from context
     cross join (select max(transaction_date) as as_of from transactions) as latest
     {%- else %}
     select max(transaction_date) as as_of from transactions
@@ -48,7 +57,7 @@ season as (
         coalesce({% if in_context %}max(context.forecast_until), {% endif %}max(periods.end_date), as_of.as_of) as horizon
     from as_of
     {%- if in_context %}
-    cross join (select cast(max(forecast_until) as date) as forecast_until from {{ incentives.run_context() }}) as context
+    cross join context
     {%- endif %}
     left join periods
         on periods.start_date <= as_of.as_of
