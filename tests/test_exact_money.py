@@ -1,4 +1,5 @@
-"""Exact money, end to end on every engine: half-cent ties found on randomized programs, each
+"""Exact money, end to end on every engine of its SQL (tests/harness.SQL_ENGINES: the Thrift server
+runs the same spark__ SQL as Spark in-process): half-cent ties found on randomized programs, each
 rebuilt as a case whose exact incentive is known by hand (docs/semantics.md, "divide last").
 
 Stacked: a stack of an anchor set (300 acres) and a paying set of two transactions covering 900
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import engine_params, run_engine
+from tests.harness import SQL_ENGINES, engine_params, run_engine
 from tests.oracle.evaluator import evaluate
 
 BUY = "retailer_purchases_from_distribution"
@@ -119,7 +120,7 @@ def _round_half_away(x: D) -> D:
     return x.quantize(D("0.01"), rounding="ROUND_HALF_UP")
 
 
-@pytest.mark.parametrize("engine", engine_params())
+@pytest.mark.parametrize("engine", engine_params(SQL_ENGINES))
 def test_half_cent_ties_pay_the_cent_away_from_zero(tmp_path: Path, engine: str) -> None:
     results = run_engine(_programs(), _tables(), tmp_path, target=engine, extra_tables=("stack_coverage",))
     ilevo = {r["transaction_id"]: r for r in results["potential_earnings"] if r["offer_key"] == "ties.ilevo"}

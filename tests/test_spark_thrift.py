@@ -3,9 +3,10 @@ started by scripts/start-spark-cluster.sh, which `make test` runs).
 
 - a differential case (INCENTIVES_DIFF_EXAMPLES_SPARK_THRIFT, default 1: the first of Spark
   in-process's cases, whose SQL the server runs; what this adds is the server's load, build and
-  swap): the same random programs and data on DuckDB and through the Thrift server, both equal to the oracle and to each other in every column (the example run is in
-  test_engines.py, the half-cent ties in test_exact_money.py; the tests of what the SQL computes,
-  as the worked examples, run on tests/harness.SQL_ENGINES: the server runs the same spark__ SQL);
+  swap): the same random programs and data on DuckDB and through the Thrift server, both equal
+  to the oracle and to each other in every column (the example run is in test_engines.py; the
+  tests of what the SQL computes, as the worked examples and the half-cent ties, run on
+  tests/harness.SQL_ENGINES: the server runs the same spark__ SQL);
 - a build that fails on the server (a damaged rule table) leaves the previous results readable;
 - the README's path for data already in the warehouse: tables created through the server,
   `incentives compile` (the rule tables as seeds), then `dbt build --target spark_thrift` alone.
