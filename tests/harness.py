@@ -27,8 +27,8 @@ ALL_ENGINES = ("duckdb", "postgres", "spark", "spark_thrift")
 # in-process (a run there costs about two minutes of the cluster's statements), so the tests of
 # what the SQL computes run on these; the Thrift server's own tests (tests/test_spark_thrift.py:
 # the differential cases, a failed build, dbt build alone on tables made through the server; and
-# in tests/test_engines.py and tests/test_exact_money.py: the example, a failed build, bad data,
-# the half-cent ties) cover its transport, load, swap and results.
+# in tests/test_engines.py: the example, a failed build, bad data; docs/testing.md) cover its
+# transport, load, swap and results.
 SQL_ENGINES = ("duckdb", "postgres", "spark")
 ENGINES = tuple(e for e in ALL_ENGINES
                 if e in {x.strip() for x in os.environ.get("INCENTIVES_ENGINES", ",".join(ALL_ENGINES)).split(",")})

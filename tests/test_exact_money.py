@@ -1,6 +1,6 @@
-"""Exact money, end to end on every engine of its SQL (tests/harness.SQL_ENGINES: the Thrift server
-runs the same spark__ SQL as Spark in-process): half-cent ties found on randomized programs, each
-rebuilt as a case whose exact incentive is known by hand (docs/semantics.md, "divide last").
+"""Exact money, end to end on every engine's SQL (tests/harness.SQL_ENGINES): half-cent ties found on
+randomized programs, each rebuilt as a case whose exact incentive is known by hand
+(docs/semantics.md, "divide last").
 
 Stacked: a stack of an anchor set (300 acres) and a paying set of two transactions covering 900
 acres, so the contribution is 1/3. The first transaction covers c1 acres at $1.25 an acre:

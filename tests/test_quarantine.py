@@ -53,9 +53,7 @@ def _results(engine: str, workdir: Path) -> dict[str, list]:
             for name, rows in tables.items()}
 
 
-# DuckDB and PostgreSQL, as test_skip_invalid_rows: which programs are left out is the compiler's
-# decision; a warehouse gets the staged rejections with the other inputs, and every run on every
-# engine writes the rejection tables (test_engines.py runs the example on Spark and the Thrift server)
+# DuckDB and PostgreSQL, as test_skip_invalid_rows (why: docs/testing.md)
 @pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
 def test_skip_invalid_programs(engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     catalogue, valid, expected = _bad_catalogue()
