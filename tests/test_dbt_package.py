@@ -26,7 +26,7 @@ from compiler.run.build import PROJECT_DIR, _release_dbt_database
 from compiler.run.load import load_inputs
 from compiler.run.record import RESULT_TABLES
 from compiler.targets.warehouse import connect, target_settings
-from tests.harness import SQL_ENGINES, engine_params, normalized, read_results, read_tables
+from tests.harness import DUCKDB_AND_POSTGRES, SQL_ENGINES, engine_params, normalized, read_results, read_tables
 
 EXAMPLES = PROJECT_DIR / "examples"
 # the example's inputs under the names a team's warehouse gives them (no enrollments table)
@@ -356,7 +356,7 @@ def _listed(resource_type: str, project_dir: Path) -> list[str]:
     return list(listed.result or [])
 
 
-@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
+@pytest.mark.parametrize("engine", engine_params(DUCKDB_AND_POSTGRES))
 def test_integration_tests_project_installs_the_package(engine: str, tmp_path: Path, run_results: dict[str, list],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """integration_tests/: a dbt project that installs this one by a local path (packages.yml), sets
@@ -444,7 +444,7 @@ TEAM_SCHEMA_MACRO = """\
 """
 
 
-@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
+@pytest.mark.parametrize("engine", engine_params(DUCKDB_AND_POSTGRES))
 def test_a_team_project_gets_its_own_catalogue_results(engine: str, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A team's project installs the package by a local path and compiles a catalogue that is not

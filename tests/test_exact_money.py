@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import SQL_ENGINES, engine_params, run_engine
+from tests.harness import DUCKDB_AND_POSTGRES, SQL_ENGINES, engine_params, run_engine
 from tests.oracle.evaluator import evaluate
 
 BUY = "retailer_purchases_from_distribution"
@@ -183,7 +183,7 @@ def _bounds_tables(extra_gallons: D, transactions: int) -> dict:
 
 # DuckDB and PostgreSQL: Spark's two runs here took 5 minutes of the suite (the same SQL as
 # DuckDB's limbs, dispatched; the ILEVO case above runs on every engine)
-BOUNDS_ENGINES = ("duckdb", "postgres")
+BOUNDS_ENGINES = DUCKDB_AND_POSTGRES
 
 
 @pytest.mark.parametrize("engine", engine_params(BOUNDS_ENGINES))

@@ -9,7 +9,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from tests.harness import engine_params, normalized, run_engine
+from tests.harness import DUCKDB_AND_POSTGRES, engine_params, normalized, run_engine
 from tests.oracle.evaluator import evaluate_forecast
 from tests.test_worked_examples import BUY, _txn
 
@@ -79,7 +79,7 @@ TABLES = {
 _RUNS: dict[str, dict] = {}
 
 
-@pytest.fixture(scope="module", params=engine_params(("duckdb", "postgres")))
+@pytest.fixture(scope="module", params=engine_params(DUCKDB_AND_POSTGRES))
 def forecast(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     engine = request.param
     if engine not in _RUNS:
@@ -130,7 +130,7 @@ def test_yoy_growth_on_the_projected_season_against_the_actual_prior_one(forecas
     assert _figures(row) == ("seasonal", D("0.00"), True, None, D("2400.00"), D("1200.00"), D("1200.00"))
 
 
-@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
+@pytest.mark.parametrize("engine", engine_params(DUCKDB_AND_POSTGRES))
 def test_history_keeps_every_run_and_the_accrual_changes(engine: str, tmp_path) -> None:
     """Two runs, the second a month later with one more purchase of P (2026-04-15, 10,000): P's
     g = 70,000 / 50,000, its 2025-05-20 row projected at 56,000, 15% on the actual 70,000: the

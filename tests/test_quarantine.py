@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from compiler.cli import main
-from tests.harness import engine_params, normalized, read_results, read_target_results
+from tests.harness import DUCKDB_AND_POSTGRES, engine_params, normalized, read_results, read_target_results
 from tests.test_bad_inputs import _digest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +54,7 @@ def _results(engine: str, workdir: Path) -> dict[str, list]:
 
 
 # DuckDB and PostgreSQL, as test_skip_invalid_rows (why: docs/testing.md)
-@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
+@pytest.mark.parametrize("engine", engine_params(DUCKDB_AND_POSTGRES))
 def test_skip_invalid_programs(engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     catalogue, valid, expected = _bad_catalogue()
     full = tmp_path / "catalogue.json"
@@ -141,7 +141,7 @@ BAD_ROWS = [
 ]
 
 
-@pytest.mark.parametrize("engine", engine_params(("duckdb", "postgres")))
+@pytest.mark.parametrize("engine", engine_params(DUCKDB_AND_POSTGRES))
 def test_skip_invalid_rows(engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data"
     shutil.copytree(EXAMPLE / "data", data)

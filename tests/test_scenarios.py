@@ -11,7 +11,7 @@ import pytest
 
 from compiler.errors import DataError
 from compiler.whatif import what_if
-from tests.harness import engine_params, normalized, run_engine
+from tests.harness import DUCKDB_AND_POSTGRES, engine_params, normalized, run_engine
 from tests.oracle.evaluator import evaluate, evaluate_scenarios
 from tests.test_worked_examples import BUY, PROGRAMS, SELL, TABLES, _txn
 
@@ -65,7 +65,7 @@ def _run(engine: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
     return _RUNS[engine]
 
 
-@pytest.fixture(scope="module", params=engine_params(("duckdb", "postgres")))
+@pytest.fixture(scope="module", params=engine_params(DUCKDB_AND_POSTGRES))
 def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     return _run(request.param, tmp_path_factory)
 
