@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -27,33 +28,26 @@ SCENARIO_MODEL_PATHS = ("path:models/staging/incentives_scenarios", "path:models
 NODE_LINE = re.compile(r"^\s*\[\s*\d+\]\s+(?P<type>\S+)\s+(?P<name>\S+)\s+(?P<status>\S+)\s*$")
 
 
-@pytest.fixture(scope="module")
-def built_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example built into a fresh DuckDB file, once for the module (a test that changes it
-    works on a copy: `_copy`)."""
-    database = tmp_path_factory.mktemp("built") / "example.duckdb"
-    with pytest.MonkeyPatch.context() as monkeypatch:  # run_dbt sets these for the in-process dbt
+@pytest.fixture(scope="module", autouse=True)
+def _dbt_environment() -> Iterator[None]:
+    """run_dbt sets these for the in-process dbt; restored after the module."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", "")
         monkeypatch.setenv("INCENTIVES_THREADS", "1")
-        run(EXAMPLES / "programs.json", EXAMPLES / "data", database, say=lambda _: None)
-        # without scenarios the scenario and forecast models are ephemeral (materialized_when); with
-        # the unit tests on they are relations, which the fixtures of their readers mock: built empty
-        run_dbt(["run", "--empty", "--select", *SCENARIO_MODEL_PATHS, "--vars", json.dumps({"incentives_unit_tests": True})],
-                database, say=lambda _: None)
+        yield
+
+
+@pytest.fixture(scope="module")
+def built_example(_dbt_environment: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example built into a fresh DuckDB file, once for the module (a test that changes it
+    works on a copy)."""
+    database = tmp_path_factory.mktemp("built") / "example.duckdb"
+    run(EXAMPLES / "programs.json", EXAMPLES / "data", database, say=lambda _: None)
+    # without scenarios the scenario and forecast models are ephemeral (materialized_when); with the
+    # unit tests on they are relations, which the fixtures of their readers mock: built empty here
+    run_dbt(["run", "--empty", "--select", *SCENARIO_MODEL_PATHS, "--vars", json.dumps({"incentives_unit_tests": True})],
+            database, say=lambda _: None)
     return database
-
-
-@pytest.fixture(autouse=True)
-def _dbt_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """run_dbt sets these for the in-process dbt; restored after each test."""
-    monkeypatch.setenv("INCENTIVES_DUCKDB_PATH", "")
-    monkeypatch.setenv("INCENTIVES_THREADS", "1")
-
-
-def _copy(database: Path, folder: Path) -> Path:
-    copy = folder / database.name
-    shutil.copyfile(database, copy)
-    return copy
 
 
 def test_dbt_unit_tests_pass(built_example: Path) -> None:
@@ -78,7 +72,8 @@ def test_dbt_unit_tests_pass(built_example: Path) -> None:
 def test_unique_key_tests_find_duplicates(built_example: Path, tmp_path: Path) -> None:
     """The result tables' unique-key data tests (macros/tests/unique_combination.sql; DuckDB
     groups a hash first) fail on a repeated key and pass on the built example."""
-    database = _copy(built_example, tmp_path)
+    database = tmp_path / built_example.name
+    shutil.copyfile(built_example, database)
     con = duckdb.connect(str(database))
     try:
         con.execute("insert into main.potential_earnings select * from main.potential_earnings limit 1")

@@ -183,10 +183,7 @@ def _bounds_tables(extra_gallons: D, transactions: int) -> dict:
 
 # DuckDB and PostgreSQL: Spark's two runs here took 5 minutes of the suite (the same SQL as
 # DuckDB's limbs, dispatched; the ILEVO case above runs on every engine)
-BOUNDS_ENGINES = DUCKDB_AND_POSTGRES
-
-
-@pytest.mark.parametrize("engine", engine_params(BOUNDS_ENGINES))
+@pytest.mark.parametrize("engine", engine_params(DUCKDB_AND_POSTGRES))
 def test_stacked_coverage_exact_at_its_bounds(tmp_path: Path, engine: str) -> None:
     from compiler.errors import RunError
 
