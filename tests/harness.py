@@ -30,10 +30,8 @@ ALL_ENGINES = ("duckdb", "postgres", "spark", "spark_thrift")
 # in tests/test_engines.py: the example, a failed build, bad data; docs/testing.md) cover its
 # transport, load, swap and results.
 SQL_ENGINES = ("duckdb", "postgres", "spark")
-# DuckDB and PostgreSQL: the tests whose run on Spark would repeat another test's there (the
-# scenarios and the forecast: the differential test runs them on Spark; the package in a team's
-# project: `dbt build` alone runs on Spark; what is left out before any warehouse; the bounds of
-# stacked coverage; docs/testing.md)
+# DuckDB and PostgreSQL: the tests whose run on Spark would repeat another test's there (each
+# test's reason: docs/testing.md)
 DUCKDB_AND_POSTGRES = ("duckdb", "postgres")
 ENGINES = tuple(e for e in ALL_ENGINES
                 if e in {x.strip() for x in os.environ.get("INCENTIVES_ENGINES", ",".join(ALL_ENGINES)).split(",")})
