@@ -125,3 +125,27 @@ def test_missing_required_column(tmp_path: Path) -> None:
                   "--database", str(tmp_path / "r.duckdb"))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "products.csv" in result.stderr and "sku_key" in result.stderr
+
+
+def test_each_set_of_vars_keeps_its_saved_parse(tmp_path: Path) -> None:
+    """Runs that alternate sets of vars (a run, then one with the forecast, then a run again) each
+    find their own saved parse in place: dbt, which keeps one per folder and parses the whole project
+    again for other vars, reuses it. Here a stand-in for dbt writes a parse when it finds none of its
+    vars, as dbt does; the third run finds the first run's and writes nothing."""
+    from compiler.run.build import SAVED_PARSES, saved_parse_of
+
+    saved = tmp_path / "partial_parse.msgpack"
+    written: list[str] = []
+
+    def dbt(dbt_vars: str) -> None:
+        parse = f"parse of {json.loads(dbt_vars)}"  # dbt compares the vars, not their text
+        with saved_parse_of(tmp_path, dbt_vars, None):
+            if not saved.exists() or saved.read_text() != parse:
+                saved.write_text(parse)
+                written.append(dbt_vars)
+
+    plain, forecast = '{"incentives_run_context": true}', '{"incentives_using_forecast": true, "incentives_run_context": true}'
+    for dbt_vars in (plain, forecast, plain, '{"incentives_run_context":true}', forecast):
+        dbt(dbt_vars)
+    assert written == [plain, forecast]
+    assert len(list((tmp_path / SAVED_PARSES).iterdir())) == 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 from collections.abc import Iterator
@@ -35,6 +37,53 @@ def dbt_target_path(target: str | None = None) -> str:
     targets (the test suite's workers) keep one folder each."""
     base = os.environ.get("INCENTIVES_DBT_TARGET_PATH", "target")
     return base if target in (None, DEFAULT_TARGET) else f"{base}/{target}"
+
+
+# dbt keeps one saved parse per target folder (partial_parse.msgpack) and parses the whole project
+# again when the vars differ from the saved one's. The commands of `incentives run` come with a few
+# sets of vars (with or without statements, scenarios, the forecast's vars, unit tests; the input
+# checks' compile): each set keeps its own saved parse in the folder's parses/, the most recent few.
+SAVED_PARSES = "parses"
+KEPT_PARSES = 8
+
+
+@contextmanager
+def saved_parse_of(target_dir: Path, dbt_vars: str, target: str | None) -> Iterator[None]:
+    """The saved parse of the vars `dbt_vars` (a JSON text) and the `--target` given (what dbt's
+    check of the vars hashes) is put in place in `target_dir` before dbt runs, and kept under
+    parses/ after it ran if dbt wrote a new one. Each file is replaced whole (a run beside this one
+    reads the old one or the new one); a saved parse dbt cannot use (another profile) makes it
+    parse again, as it would without this."""
+    from ..compile.write import write_atomically
+
+    saved = target_dir / "partial_parse.msgpack"
+    try:
+        dbt_vars = json.dumps(json.loads(dbt_vars or "{}"), sort_keys=True)
+    except ValueError:  # YAML (dbt reads --vars as YAML): as given
+        pass
+    key = hashlib.sha256(f"{dbt_vars}\n{target}".encode()).hexdigest()[:16]
+    kept = target_dir / SAVED_PARSES / f"{key}.msgpack"
+    if kept.exists():
+        parse = kept.read_bytes()
+        if not saved.exists() or saved.read_bytes() != parse:
+            write_atomically(saved, parse)
+    before = _stamp(saved)
+    try:
+        yield
+    finally:
+        if saved.exists() and _stamp(saved) != before:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(kept, saved.read_bytes())
+            for old in sorted(kept.parent.glob("*.msgpack"), key=_stamp, reverse=True)[KEPT_PARSES:]:
+                old.unlink(missing_ok=True)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return (0, 0)
+    return (stat.st_mtime_ns, stat.st_size)
 
 
 def _target_of(args: list[str]) -> str | None:
@@ -228,10 +277,13 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
             failed_names.append(node.node_name)
         say(f"    [{done[0]:>3}] {node.resource_type:<10} {node.node_name:<40} {status}")
 
+    target_path = dbt_target_path(_target_of(args))
     base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
-            "--target-path", dbt_target_path(_target_of(args)), "--quiet", "--no-use-colors", *artifacts]
+            "--target-path", target_path, "--quiet", "--no-use-colors", *artifacts]
+    dbt_vars = args[args.index("--vars") + 1] if "--vars" in args[:-1] else ""
     try:
-        with _in_folder(database.parent if database is not None else None):
+        with _in_folder(database.parent if database is not None else None), \
+                saved_parse_of(PROJECT_DIR / target_path, dbt_vars, _target_of(args)):
             result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
     finally:
         _release_dbt_database()

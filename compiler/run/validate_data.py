@@ -182,13 +182,13 @@ def _dbt_compile_checks(project: Path, database: str,
     from dbt.cli.main import dbtRunner
 
     from ..compile.parse import gc_paused
-    from .build import dbt_target_path
+    from .build import dbt_target_path, saved_parse_of
 
     os.environ["INCENTIVES_DUCKDB_PATH"] = database
     args = ["compile", "--select", *CHECKS_SELECTION, "--no-introspect", "--no-populate-cache", "--no-write-json",
             "--vars", json.dumps(dbt_vars), "--project-dir", str(project), "--profiles-dir", str(project / "profiles"),
             "--target-path", dbt_target_path(), "--quiet", "--no-use-colors"]
-    with gc_paused():
+    with gc_paused(), saved_parse_of(project / dbt_target_path(), json.dumps(dbt_vars), None):
         result = dbtRunner().invoke(args)
     if not result.success:
         raise RunError(f"dbt could not compile the input checks: {result.exception or 'see logs/dbt.log'}")
