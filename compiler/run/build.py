@@ -277,13 +277,14 @@ def _run_dbt(args: list[str], database: Path | None, say: Say, threads: int) -> 
             failed_names.append(node.node_name)
         say(f"    [{done[0]:>3}] {node.resource_type:<10} {node.node_name:<40} {status}")
 
-    target_path = dbt_target_path(_target_of(args))
+    target = _target_of(args)
+    target_path = dbt_target_path(target)
     base = ["--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"),
             "--target-path", target_path, "--quiet", "--no-use-colors", *artifacts]
     dbt_vars = args[args.index("--vars") + 1] if "--vars" in args[:-1] else ""
     try:
         with _in_folder(database.parent if database is not None else None), \
-                saved_parse_of(PROJECT_DIR / target_path, dbt_vars, _target_of(args)):
+                saved_parse_of(PROJECT_DIR / target_path, dbt_vars, target):
             result = dbtRunner(callbacks=[on_event]).invoke([*args, *base])
     finally:
         _release_dbt_database()
