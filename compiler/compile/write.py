@@ -71,6 +71,19 @@ def write_atomically(path: Path, *parts: str | bytes) -> None:
     os.replace(tmp, path)
 
 
+def keep_most_recent(folder: Path, pattern: str, count: int) -> None:
+    """Delete all but the `count` most recently written files of `folder` that match `pattern` (a
+    file another process deleted meanwhile counts as the oldest)."""
+    def written(path: Path) -> int:
+        try:
+            return path.stat().st_mtime_ns
+        except FileNotFoundError:
+            return 0
+
+    for path in sorted(folder.glob(pattern), key=written, reverse=True)[count:]:
+        path.unlink(missing_ok=True)
+
+
 def write_rules(rules: RuleSet, out_dir: os.PathLike[str] | str, source: str = "programs",
                 status: str = "compiled") -> list[str]:
     """Write each rule table as a dbt seed (deterministic CSV), the catalogue seed and the seeds'

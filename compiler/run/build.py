@@ -54,7 +54,7 @@ def saved_parse_of(target_dir: Path, dbt_vars: str, target: str | None) -> Itera
     parses/ after it ran if dbt wrote a new one. Each file is replaced whole (a run beside this one
     reads the old one or the new one); a saved parse dbt cannot use (another profile) makes it
     parse again, as it would without this."""
-    from ..compile.write import write_atomically
+    from ..compile.write import keep_most_recent, write_atomically
 
     saved = target_dir / "partial_parse.msgpack"
     try:
@@ -74,8 +74,7 @@ def saved_parse_of(target_dir: Path, dbt_vars: str, target: str | None) -> Itera
         if saved.exists() and _stamp(saved) != before:
             kept.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(kept, saved.read_bytes())
-            for old in sorted(kept.parent.glob("*.msgpack"), key=_stamp, reverse=True)[KEPT_PARSES:]:
-                old.unlink(missing_ok=True)
+            keep_most_recent(kept.parent, "*.msgpack", KEPT_PARSES)
 
 
 def _stamp(path: Path) -> tuple[int, int]:

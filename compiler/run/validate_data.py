@@ -123,7 +123,7 @@ def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputC
     compiled from (the project's files, the profile, the vars, the database path, dbt's version;
     the 16 most recent are kept): a run whose project has not changed reads it instead of starting
     dbt one more time."""
-    from ..compile.write import write_atomically
+    from ..compile.write import keep_most_recent, write_atomically
     from .build import PROJECT_DIR, dbt_target_path, ensure_rule_seeds
 
     ensure_rule_seeds()  # the seeds' nodes (and their tests) before anything is hashed or parsed
@@ -143,20 +143,13 @@ def compile_checks(database: str, dbt_vars: dict[str, Any]) -> tuple[list[InputC
         cache.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(cache, json.dumps({"key": key, "checks": [asdict(c) for c in checks],
                                             "rule_checks": [asdict(c) for c in rule_checks]}, indent=1))
-        _prune(cache.parent)
+        keep_most_recent(cache.parent, "*.json", _KEEP_COMPILED)
     except OSError:
         pass
     return checks, rule_checks
 
 
 _KEEP_COMPILED = 16  # compiled checks kept in target/input_checks/: runs alternating vars or profiles
-
-
-def _prune(folder: Path) -> None:
-    """Keep the _KEEP_COMPILED most recently written compiled checks in `folder`."""
-    saved = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for path in saved[_KEEP_COMPILED:]:
-        path.unlink(missing_ok=True)
 
 
 def compiled_from(project: Path, database: str, dbt_vars: dict[str, Any]) -> str:
@@ -185,10 +178,11 @@ def _dbt_compile_checks(project: Path, database: str,
     from .build import dbt_target_path, saved_parse_of
 
     os.environ["INCENTIVES_DUCKDB_PATH"] = database
+    vars_text = json.dumps(dbt_vars)
     args = ["compile", "--select", *CHECKS_SELECTION, "--no-introspect", "--no-populate-cache", "--no-write-json",
-            "--vars", json.dumps(dbt_vars), "--project-dir", str(project), "--profiles-dir", str(project / "profiles"),
+            "--vars", vars_text, "--project-dir", str(project), "--profiles-dir", str(project / "profiles"),
             "--target-path", dbt_target_path(), "--quiet", "--no-use-colors"]
-    with gc_paused(), saved_parse_of(project / dbt_target_path(), json.dumps(dbt_vars), None):
+    with gc_paused(), saved_parse_of(project / dbt_target_path(), vars_text, None):
         result = dbtRunner().invoke(args)
     if not result.success:
         raise RunError(f"dbt could not compile the input checks: {result.exception or 'see logs/dbt.log'}")
