@@ -77,7 +77,8 @@ def pytest_sessionstart(session):
 # small cluster: its tests would queue behind each other there anyway); the other tests go by module
 # and engine, so that a module's fixtures are built once per engine. The Spark groups, the longest,
 # are handed out first.
-_SPARK_FIRST_HALF = ("tests/test_differential.py", "tests/test_dbt_package.py", "tests/test_exact_money.py")
+_SPARK_FIRST_HALF = ("tests/test_differential.py", "tests/test_dbt_package.py", "tests/test_exact_money.py",
+                     "tests/test_reconciliation.py")
 _ONE_WORKER = ("spark:1", "spark:2", "spark_thrift")
 
 

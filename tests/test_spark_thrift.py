@@ -9,7 +9,9 @@ started by scripts/start-spark-cluster.sh, which `make test` runs).
   tests/harness.SQL_ENGINES: the server runs the same spark__ SQL);
 - a build that fails on the server (a damaged rule table) leaves the previous results readable;
 - the README's path for data already in the warehouse: tables created through the server,
-  `incentives compile` (the rule tables as seeds), then `dbt build --target spark_thrift` alone.
+  `incentives compile` (the rule tables as seeds), then `dbt build --target spark_thrift` alone,
+  with the team's own names as tests/test_dbt_package.py gives them on DuckDB and PostgreSQL (other
+  table names, no enrollments table, a pass-through column): Spark's case of that test.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from compiler.run.load import load_inputs
 from tests import test_differential
 from tests.harness import ENGINES, read_tables
 from tests.test_engines import EXAMPLES, TABLES, _rows, duckdb_example  # noqa: F401 (a fixture)
+from tests.test_dbt_package import OWN_NAMES, PASSTHROUGH, dbt_vars
 
 pytestmark = pytest.mark.skipif("spark_thrift" not in ENGINES, reason="spark_thrift is not in INCENTIVES_ENGINES")
 ENGINE = "spark_thrift"
@@ -97,8 +100,9 @@ TYPED = {
 def test_compile_then_dbt_build_alone_on_tables_created_through_the_server(
         tmp_path: Path, duckdb_example: tuple, capsys: pytest.CaptureFixture[str]) -> None:
     """README (Spark cluster): the inputs are tables of the warehouse, created through the Thrift
-    server; `incentives compile` writes the rule tables as seeds; `dbt build --target spark_thrift`,
-    run on its own as a person would, loads them and builds the results, identical to DuckDB's."""
+    server under the team's own names (no enrollments table, a pass-through column); `incentives
+    compile` writes the rule tables as seeds; `dbt build --target spark_thrift`, run on its own as a
+    person would, loads them and builds the results, identical to DuckDB's."""
     schema = _schema()
     own, staging, manual = f"{schema}_own", f"{schema}_own_load", f"{schema}_manual"
     warehouse = connect(ENGINE)
@@ -108,11 +112,13 @@ def test_compile_then_dbt_build_alone_on_tables_created_through_the_server(
         warehouse.create_schema(own)
         warehouse.create_schema(staging)
         scratch = duckdb.connect()
-        counts, _ = load_inputs(scratch, EXAMPLES / "data")
-        for name in counts:
+        load_inputs(scratch, EXAMPLES / "data")
+        for name in OWN_NAMES:
             warehouse.copy_from_duckdb(scratch, f"raw.{name}", staging, name)
             columns = TYPED.get(name) or ", ".join(c for c in warehouse_target._text_columns(scratch, f"raw.{name}") if c != "_row")
-            warehouse.execute(f"create table {own}.{name} using parquet as select {columns} from {staging}.{name}")
+            if name == "transactions":
+                columns += f", concat('INV-', transaction_id) as {PASSTHROUGH}"
+            warehouse.execute(f"create table {own}.{OWN_NAMES[name]} using parquet as select {columns} from {staging}.{name}")
         scratch.close()
         warehouse.drop_schema(staging)
 
@@ -123,10 +129,12 @@ def test_compile_then_dbt_build_alone_on_tables_created_through_the_server(
         env = {**os.environ, "INCENTIVES_SPARK_THRIFT_SCHEMA": manual}
         dbt = Path(PROJECT_DIR / ".venv" / "bin" / "dbt")
         command = [str(dbt) if dbt.exists() else "dbt", "build", "--target", ENGINE, "--project-dir", ".",
-                   "--profiles-dir", "profiles", "--vars", json.dumps({"incentives_input_schema": own})]
+                   "--profiles-dir", "profiles", "--vars", json.dumps(dbt_vars(own))]
         done = subprocess.run(command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout[-3000:]
         results = {t: warehouse.fetch_dicts(f"select * from {manual}.{t}") for t in TABLES}
+        earnings = results["potential_earnings"]
+        assert earnings and all(row.pop(PASSTHROUGH) == "INV-" + row["transaction_id"] for row in earnings)
         assert _rows(results) == duckdb_example[1]
     finally:
         for name in (own, staging, manual, f"{manual}_internal", f"{manual}_rules"):
