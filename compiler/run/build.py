@@ -65,7 +65,7 @@ def saved_parse_of(target_dir: Path, dbt_vars: str, target: str | None) -> Itera
     kept = target_dir / SAVED_PARSES / f"{key}.msgpack"
     if kept.exists():
         parse = kept.read_bytes()
-        if not saved.exists() or saved.read_bytes() != parse:
+        if not saved.exists() or saved.stat().st_size != len(parse) or saved.read_bytes() != parse:
             write_atomically(saved, parse)
     before = _stamp(saved)
     try:

@@ -178,11 +178,11 @@ def _dbt_compile_checks(project: Path, database: str,
     from .build import dbt_target_path, saved_parse_of
 
     os.environ["INCENTIVES_DUCKDB_PATH"] = database
-    vars_text = json.dumps(dbt_vars)
+    vars_text, target_path = json.dumps(dbt_vars), dbt_target_path()
     args = ["compile", "--select", *CHECKS_SELECTION, "--no-introspect", "--no-populate-cache", "--no-write-json",
             "--vars", vars_text, "--project-dir", str(project), "--profiles-dir", str(project / "profiles"),
-            "--target-path", dbt_target_path(), "--quiet", "--no-use-colors"]
-    with gc_paused(), saved_parse_of(project / dbt_target_path(), vars_text, None):
+            "--target-path", target_path, "--quiet", "--no-use-colors"]
+    with gc_paused(), saved_parse_of(project / target_path, vars_text, None):
         result = dbtRunner().invoke(args)
     if not result.success:
         raise RunError(f"dbt could not compile the input checks: {result.exception or 'see logs/dbt.log'}")
