@@ -2,7 +2,7 @@
 
     python bench/run.py --sizes 1M,3M,10M [--shapes dense,seasons] [--participants N --programs 1000]
                         [--no-enrollments-size 1M] [--catalogue 5000] [--example-repeats 3]
-                        [--explain 1] [--spark-thrift] [--out bench/results.md]
+                        [--explain 1] [--spark-thrift [--spark-example-repeats 3]] [--out bench/results.md]
 
 Two shapes of data (bench/generate.py --shape): `dense`, where about one earning row is written
 per transaction, and `seasons` (bench/seasons.py), a warehouse's two seasons where most
@@ -25,12 +25,13 @@ participant x offer to a table. Then `incentives compile` + `dbt parse` of a cat
 With --explain K, the K slowest models of each run are re-run with EXPLAIN ANALYZE against a
 copy of the built database (profiles in bench/out/<name>.explain.<model>.txt).
 
-With --spark-thrift, each size (not the no-enrollments run) also goes through `incentives run
---target spark_thrift` (after one unreported run of the example, the server's warm-up) on the
-local cluster of scripts/start-spark-cluster.sh (start it first),
-into the schema --spark-schema: wall time per phase, CPU seconds of the cluster's processes, its
-summary compared with DuckDB's, and the costliest Spark stages of the run from the Thrift server
-application's REST API (bench/spark_thrift.py; the stages' plans in
+With --spark-thrift, the example goes through `incentives run --target spark_thrift` once (the
+server's warm-up, when it was just started) and --spark-example-repeats times more (the warm
+server), and then each size (not the no-enrollments run) on the local cluster of
+scripts/start-spark-cluster.sh (start it first), into the schema --spark-schema, emptied before
+each size as DuckDB's runs start in a new file: wall time per phase, CPU seconds of the
+cluster's processes, its summary compared with DuckDB's, and the costliest Spark stages of the
+run from the Thrift server application's REST API (bench/spark_thrift.py; the stages' plans in
 bench/out/<name>.spark_thrift.stages.txt). The load average before and after each run is printed
 beside the figures: on a shared machine they are figures under contention.
 """
@@ -513,6 +514,7 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
     data, name = duck["data"], duck["name"]
     print(f"\n== {duck['label']} through the Spark Thrift server (target spark_thrift, schema {schema})", flush=True)
     cmd = spark_thrift_command(schema, data / "programs.json", data / "data")
+    drop_spark_schemas(schema)
     rest = spark_thrift.SparkRest(spark_thrift.ui_url())
     marks = rest.marks()
     log = OUT_ROOT / f"{name}.spark_thrift.log"
@@ -682,18 +684,58 @@ def spark_thrift_command(schema: str, programs: Path, data: Path) -> list[str]:
     return [str(INCENTIVES), "run", "--target", "spark_thrift", "--programs", str(programs), "--data", str(data)]
 
 
-def spark_warm_up(schema: str) -> None:
-    """One run of the example through the cluster before the measured ones, not reported: the
-    first run on a newly started server also pays its JVM's warm-up (class loading, the JIT, the
-    metastore's first queries), which would count against the first size and skew the marginal
-    CPU per transaction."""
+def drop_spark_schemas(schema: str) -> None:
+    """Drop `schema` and its custom schemas on the server: each size's run starts as DuckDB's does,
+    into an empty place. A run carries the schema's history over (`runs`, offer_results_history:
+    copied into the building schema, tested and copied back by the swap), so the sizes measured
+    one after the other into one schema would each pay for the earlier runs' rows."""
+    from compiler.targets.warehouse import SCHEMA_SUFFIXES, connect
+
+    warehouse = connect("spark_thrift")
+    try:
+        for suffix in SCHEMA_SUFFIXES:
+            warehouse.drop_schema(schema + suffix)
+    finally:
+        warehouse.close()
+
+
+def spark_example(schema: str, repeats: int) -> dict:
+    """The example through the cluster before the measured sizes: one first run, then `repeats`
+    runs more (the server warm). The first run on a newly started server also pays its JVM's
+    warm-up (class loading, the JIT, the metastore's first queries), which would count against the
+    first size and skew the marginal CPU per transaction; the warm runs are the example's speed on
+    the cluster. Each: wall s, CPU s of the run's process and of the cluster's, and the run's phases."""
     cmd = spark_thrift_command(schema, PROJECT / "examples" / "programs.json", PROJECT / "examples" / "data")
-    print("\n== warm-up: the example through the Spark Thrift server (not reported)", flush=True)
     OUT_ROOT.mkdir(parents=True, exist_ok=True)
-    code, seconds, _, _ = monitored(cmd, OUT_ROOT / "warm-up.spark_thrift.log")
-    if code != 0:
-        raise SystemExit(f"the warm-up run failed with exit code {code} (log: {OUT_ROOT / 'warm-up.spark_thrift.log'})")
-    print(f"  {seconds:.1f}s", flush=True)
+    print(f"\n== the example through the Spark Thrift server: a first run and {repeats} more", flush=True)
+    drop_spark_schemas(schema)
+    runs = []
+    for i in range(1 + repeats):
+        log = OUT_ROOT / f"example{i}.spark_thrift.log"
+        cluster_before = spark_thrift.cluster_cpu_seconds()
+        code, seconds, _, cpu = monitored(cmd, log)
+        cluster = spark_thrift.cluster_cpu_seconds() - cluster_before
+        if code != 0:
+            raise SystemExit(f"the example's run through the cluster failed with exit code {code} (log: {log})")
+        phases = parse_timings(log.read_text())
+        runs.append(dict(seconds=seconds, cpu=cpu, cluster_cpu=cluster, phases=phases))
+        print(f"  {'first' if i == 0 else 'warm'} run {seconds:.1f}s, CPU s: incentives {cpu:.1f}, cluster "
+              f"{cluster:.1f}; phases: {', '.join(f'{k} {v:.1f}' for k, v in phases.items())}", flush=True)
+    return dict(first=runs[0], warm=runs[1:])
+
+
+def spark_example_table(example: dict) -> list[str]:
+    """The example's first run through the cluster and its warm runs (medians and every run)."""
+    lines = ["| `incentives run --target spark_thrift` of the example | wall s (median) | CPU s: incentives + cluster "
+             "(median) | every run, wall s | phases of the last run (s) |", "|---|---:|---:|---|---|"]
+    for name, runs in (("first run of this benchmark", [example["first"]]), ("warm server", example["warm"])):
+        if not runs:
+            continue
+        phases = ", ".join(f"{k} {v:.1f}" for k, v in runs[-1]["phases"].items() if k != "total")
+        walls = ", ".join(f"{r['seconds']:.1f}" for r in runs)
+        lines.append(f"| {name} | {median([r['seconds'] for r in runs]):.1f} "
+                     f"| {median([r['cpu'] + r['cluster_cpu'] for r in runs]):.1f} | {walls} | {phases} |")
+    return lines
 
 
 def executor_totals(stages: dict) -> tuple[float, float]:
@@ -738,7 +780,8 @@ def example_table(example: dict) -> list[str]:
 
 
 def report(machine_text: str, results: list[dict], cat: dict | None, args: argparse.Namespace,
-           spark: list[dict] | None = None, example: dict | None = None) -> str:
+           spark: list[dict] | None = None, example: dict | None = None,
+           spark_examples: dict | None = None) -> str:
     lines = [
         "# Benchmark results",
         "",
@@ -758,46 +801,53 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
                   "DBT_WRITE_JSON):", ""] + example_table(example) + [""]
     if results:
         lines += ["Each run in detail:", ""]
-    lines += [
-        "| size | participants | programs | enrollments | transactions | end-to-end s | contract floor s | ratio "
-        "| join-only floor s | ratio | CPU s (contract floor CPU s) | peak RSS GB "
-        "| rows out (qualification / earnings / offer) | contract floor rows | slowest models (s) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
-    ]
-    for r in results:
-        enr = f"{r['enrollments']:,}" if r["enrollments"] is not None else "none (all pairs)"
-        rows = " / ".join(f"{r['rows'][t]:,}" for t in ("qualification_results", "potential_earnings",
-                                                         "offer_results"))
-        slow = ", ".join(f"{m} {t:.1f}" for m, t in r["models"][:5]) or "n/a"
-        contract_rows = " / ".join(f"{r['contract']['rows'][t]:,}" for t in ("qualification_results",
-                                                                         "potential_earnings", "offer_results"))
-        lines.append(f"| {r['label']} | {r['participants']:,} | {r['programs']:,} | {enr} | {r['transactions']:,} "
-                     f"| {r['seconds']:.1f} | {r['contract']['seconds']:.2f} | {r['contract_ratio']:.1f}x "
-                     f"| {r['floor']:.2f} | {r['ratio']:.1f}x "
-                     f"| {r['cpu']:.1f} ({r['contract']['cpu']:.1f}) | {r['peak'] / 2**30:.2f} "
-                     f"| {rows} | {contract_rows} | {slow} |")
-    lines += ["", "Phases of `incentives run` (from its summary line) and dbt node totals "
-              "(from target/run_results.json):", "",
-              "| size | " + " | ".join(["compile (alongside load)", "load", "wait", "build", "other", "total"]) +
-              " | dbt models s | dbt tests s | participant x offer pairs | floor rows | data generation s |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in results:
-        p = r["phases"]
-        other = sum(v for k, v in p.items() if k not in ("compile", "load", "wait", "build", "total"))
-        gen = f"{r['generated']:.1f}" if r["generated"] is not None else "cached"
-        lines.append(f"| {r['label']} | {p.get('compile', 0):.1f} | {p.get('load', 0):.1f} | {p.get('wait', 0):.1f} "
-                     f"| {p.get('build', 0):.1f} "
-                     f"| {other:.1f} | {p.get('total', 0):.1f} | {r['model_total']:.1f} | {r['test_total']:.1f} "
-                     f"| {r['offer_pairs']:,} | {r['floor_rows']:,} | {gen} |")
+        lines += [
+            "| size | participants | programs | enrollments | transactions | end-to-end s | contract floor s | ratio "
+            "| join-only floor s | ratio | CPU s (contract floor CPU s) | peak RSS GB "
+            "| rows out (qualification / earnings / offer) | contract floor rows | slowest models (s) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
+        ]
+        for r in results:
+            enr = f"{r['enrollments']:,}" if r["enrollments"] is not None else "none (all pairs)"
+            rows = " / ".join(f"{r['rows'][t]:,}" for t in ("qualification_results", "potential_earnings",
+                                                             "offer_results"))
+            slow = ", ".join(f"{m} {t:.1f}" for m, t in r["models"][:5]) or "n/a"
+            contract_rows = " / ".join(f"{r['contract']['rows'][t]:,}" for t in ("qualification_results",
+                                                                             "potential_earnings", "offer_results"))
+            lines.append(f"| {r['label']} | {r['participants']:,} | {r['programs']:,} | {enr} | {r['transactions']:,} "
+                         f"| {r['seconds']:.1f} | {r['contract']['seconds']:.2f} | {r['contract_ratio']:.1f}x "
+                         f"| {r['floor']:.2f} | {r['ratio']:.1f}x "
+                         f"| {r['cpu']:.1f} ({r['contract']['cpu']:.1f}) | {r['peak'] / 2**30:.2f} "
+                         f"| {rows} | {contract_rows} | {slow} |")
+        lines += ["", "Phases of `incentives run` (from its summary line) and dbt node totals "
+                  "(from target/run_results.json):", "",
+                  "| size | " + " | ".join(["compile (alongside load)", "load", "wait", "build", "other", "total"]) +
+                  " | dbt models s | dbt tests s | participant x offer pairs | floor rows | data generation s |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in results:
+            p = r["phases"]
+            other = sum(v for k, v in p.items() if k not in ("compile", "load", "wait", "build", "total"))
+            gen = f"{r['generated']:.1f}" if r["generated"] is not None else "cached"
+            lines.append(f"| {r['label']} | {p.get('compile', 0):.1f} | {p.get('load', 0):.1f} | {p.get('wait', 0):.1f} "
+                         f"| {p.get('build', 0):.1f} "
+                         f"| {other:.1f} | {p.get('total', 0):.1f} | {r['model_total']:.1f} | {r['test_total']:.1f} "
+                         f"| {r['offer_pairs']:,} | {r['floor_rows']:,} | {gen} |")
     if cat:
         lines += ["", f"Catalogue of {cat['programs']:,} programs ({cat['size_mb']:.1f} MB JSON): "
                   f"`incentives compile` {cat['compile']:.1f}s ({cat['rule_rows']:,} rule rows, peak RSS "
                   f"{cat['compile_peak'] / 2**30:.2f} GB), `dbt parse` {cat['parse']:.1f}s."]
+    if spark_examples:
+        lines += ["", "The example (examples/programs.json, examples/data, 4,027 transactions) through the Spark "
+                  "Thrift server on the local standalone cluster (scripts/start-spark-cluster.sh: master, 2 workers "
+                  "of 1 core), into an emptied schema before any size: the benchmark's first run on the server (on a "
+                  "newly started server it also pays the JVM's warm-up), then the warm server's runs:", ""]
+        lines += spark_example_table(spark_examples)
     if spark:
         lines += ["", "Through the Spark Thrift server on the local standalone cluster (scripts/start-spark-cluster.sh: "
                   "master, 2 workers of 1 core, Thrift server; `incentives run --target spark_thrift`, same data and "
-                  "programs), beside the DuckDB run above. Load average (1/5/15 min) before and after each run: "
-                  "the machine is shared, so wall times are under contention; CPU seconds move less.", "",
+                  "programs, into an emptied schema), beside the DuckDB run above. Load average (1/5/15 min) before "
+                  "and after each run: the machine is shared, so wall times are under contention; CPU seconds move "
+                  "less.", "",
                   "| size | DuckDB s | Spark s | Spark phases s | CPU s: incentives / cluster (DuckDB) "
                   "| peak RSS GB: incentives / cluster | same summary | load before → after |",
                   "|---|---:|---:|---|---:|---:|---|---|"]
@@ -827,6 +877,8 @@ def report(machine_text: str, results: list[dict], cat: dict | None, args: argpa
                       "the statement's planning on the server and the polling): " + ", ".join(
                           f"{m} {v['run']:.1f}" for m, v in r["models"][:8]) + "; dbt slowest: "
                       + ", ".join(f"{m} {t:.1f}" for m, t in r["models_dbt"][:5]) + "."]
+    if not results:  # the example through the cluster alone (--sizes "")
+        return "\n".join(lines + [""])
     lines += ["", f"Contract floor (bench/contract_floor.py): median of {args.floor_repeats} runs, in one DuckDB connection "
               "(default threads) into a database file on the same disk, of the least work that writes the output "
               "contract: the participant x offer pairs (enrollments, or every participant x program), one row per "
@@ -870,6 +922,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also run each size through the Spark Thrift server (scripts/start-spark-cluster.sh first)")
     ap.add_argument("--spark-schema", default="bench", help="the server's database of the Spark results")
     ap.add_argument("--spark-top", type=int, default=8, help="the costliest Spark stages shown")
+    ap.add_argument("--spark-example-repeats", type=int, default=3,
+                    help="runs of the example through the cluster after its first run (0: the first run only)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", type=Path, default=BENCH / "results.md")
     args = ap.parse_args(argv)
@@ -880,9 +934,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in shapes if s not in SHAPES]
     if unknown:
         ap.error(f"unknown shape(s) {', '.join(unknown)}: choose among {', '.join(SHAPES)}")
-    results, spark = [], []
+    results, spark, spark_ex = [], [], None
     if args.spark_thrift:
-        spark_warm_up(args.spark_schema)
+        spark_ex = spark_example(args.spark_schema, args.spark_example_repeats)
     for size in [parse_count(s) for s in args.sizes.split(",") if s.strip()]:
         for shape in shapes:
             results.append(bench_size(size, args.participants, args.programs, args.seed, True, args.threads,
@@ -894,7 +948,7 @@ def main(argv: list[str] | None = None) -> int:
                                   args.threads, args.explain, args.floor_repeats, engine_repeats=args.engine_repeats))
     example = example_runs(args.example_repeats) if args.example_repeats else None
     cat = catalogue(args.catalogue, args.seed) if args.catalogue else None
-    text = report(machine_text, results, cat, args, spark, example)
+    text = report(machine_text, results, cat, args, spark, example, spark_ex)
     print("\n" + text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
