@@ -529,14 +529,9 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
         if polls[0] % 5 == 1:  # the cluster's memory about once a second
             cluster_peak[0] = max(cluster_peak[0], spark_thrift.cluster_rss())
 
-    load_before, cluster_cpu_before = load_average(), spark_thrift.cluster_cpu_seconds()
-    code, seconds, peak, run_cpu = monitored(cmd, log, hook)
-    load_after, cluster_cpu = load_average(), spark_thrift.cluster_cpu_seconds() - cluster_cpu_before
-    output = log.read_text()
-    if code != 0:
-        print(output[-4000:])
-        raise SystemExit(f"incentives run --target spark_thrift failed with exit code {code} (log: {log})")
-    phases = parse_timings(output)
+    run = spark_monitored(cmd, log, hook)
+    seconds, peak, run_cpu, cluster_cpu = run["seconds"], run["peak"], run["cpu"], run["cluster_cpu"]
+    output, phases = run["output"], run["phases"]
     models, model_total, test_total = model_times(watcher.data)
     from compiler.targets.warehouse import connect
 
@@ -553,13 +548,13 @@ def bench_spark_thrift(duck: dict, schema: str, top: int) -> dict:
     result = dict(label=duck["label"], transactions=duck["transactions"], shape=duck["shape"],
                   seconds=seconds, cpu=run_cpu, cluster_cpu=cluster_cpu, peak=peak,
                   cluster_peak=cluster_peak[0], phases=phases, rows=rows, same=same, models_dbt=models,
-                  model_total=model_total, test_total=test_total, load=(load_before, load_after),
+                  model_total=model_total, test_total=test_total, load=run["load"],
                   duck_seconds=duck["seconds"], duck_cpu=duck["cpu"], duck_phases=duck["phases"], **stages)
     print(f"  end-to-end {seconds:.1f}s (DuckDB {duck['seconds']:.1f}s; phases: "
           f"{', '.join(f'{k} {v:.1f}s' for k, v in phases.items())})", flush=True)
     print(f"  CPU: incentives process {run_cpu:.1f}s, cluster (server, master, workers, executors) "
           f"{cluster_cpu:.1f}s; peak RSS: incentives {peak / 2**30:.2f} GB, cluster {cluster_peak[0] / 2**30:.2f} GB; "
-          f"load average {load_before} before, {load_after} after", flush=True)
+          f"load average {run['load'][0]} before, {run['load'][1]} after", flush=True)
     print("  rows out: " + ", ".join(f"{k} {v:,}" for k, v in rows.items())
           + ("; summary and row counts identical to DuckDB's" if same else "; DIFFERENT from DuckDB's:\n"
              + summary + "\n  DuckDB:\n" + duck["summary"]), flush=True)
@@ -689,14 +684,28 @@ def drop_spark_schemas(schema: str) -> None:
     into an empty place. A run carries the schema's history over (offer_results_history: copied
     into the building schema, tested and copied back by the swap), so the sizes measured one
     after the other into one schema would each pay for the earlier runs' rows."""
-    from compiler.targets.warehouse import SCHEMA_SUFFIXES, connect
+    from compiler.targets.warehouse import connect
 
     warehouse = connect("spark_thrift")
     try:
-        for suffix in SCHEMA_SUFFIXES:
-            warehouse.drop_schema(schema + suffix)
+        warehouse.drop_schemas(schema)
     finally:
         warehouse.close()
+
+
+def spark_monitored(cmd: list[str], log: Path, hook=None) -> dict:
+    """`monitored` for a run through the cluster: also the cluster's CPU seconds over the run, the
+    load average before and after, the output and its phases. Exits with the log's end when the
+    run fails."""
+    load_before, cluster_before = load_average(), spark_thrift.cluster_cpu_seconds()
+    code, seconds, peak, cpu = monitored(cmd, log, hook)
+    load_after, cluster_cpu = load_average(), spark_thrift.cluster_cpu_seconds() - cluster_before
+    output = log.read_text()
+    if code != 0:
+        print(output[-4000:])
+        raise SystemExit(f"incentives run --target spark_thrift failed with exit code {code} (log: {log})")
+    return dict(seconds=seconds, peak=peak, cpu=cpu, cluster_cpu=cluster_cpu, output=output,
+                phases=parse_timings(output), load=(load_before, load_after))
 
 
 def spark_example(schema: str, repeats: int) -> dict:
@@ -711,16 +720,11 @@ def spark_example(schema: str, repeats: int) -> dict:
     drop_spark_schemas(schema)
     runs = []
     for i in range(1 + repeats):
-        log = OUT_ROOT / f"example{i}.spark_thrift.log"
-        cluster_before = spark_thrift.cluster_cpu_seconds()
-        code, seconds, _, cpu = monitored(cmd, log)
-        cluster = spark_thrift.cluster_cpu_seconds() - cluster_before
-        if code != 0:
-            raise SystemExit(f"the example's run through the cluster failed with exit code {code} (log: {log})")
-        phases = parse_timings(log.read_text())
-        runs.append(dict(seconds=seconds, cpu=cpu, cluster_cpu=cluster, phases=phases))
-        print(f"  {'first' if i == 0 else 'warm'} run {seconds:.1f}s, CPU s: incentives {cpu:.1f}, cluster "
-              f"{cluster:.1f}; phases: {', '.join(f'{k} {v:.1f}' for k, v in phases.items())}", flush=True)
+        run = spark_monitored(cmd, OUT_ROOT / f"example{i}.spark_thrift.log")
+        runs.append(run)
+        print(f"  {'first' if i == 0 else 'warm'} run {run['seconds']:.1f}s, CPU s: incentives {run['cpu']:.1f}, "
+              f"cluster {run['cluster_cpu']:.1f}; phases: "
+              f"{', '.join(f'{k} {v:.1f}' for k, v in run['phases'].items())}", flush=True)
     return dict(first=runs[0], warm=runs[1:])
 
 

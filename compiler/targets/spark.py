@@ -16,7 +16,7 @@ from ..errors import RunError
 from ..run.build import add_filter_once
 from ..run.locks import FileLock
 from ..run.record import RUNS_COLUMNS
-from .warehouse import SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns, _text_ddl
+from .warehouse import Warehouse, WarehouseTarget, _export_select, _text_columns, _text_ddl
 
 
 def spark_dir() -> Path:
@@ -204,8 +204,7 @@ class Spark(Warehouse):
             self.execute(f"alter table {schema}.{table}__new rename to {schema}.{table}")
         for table in tables:
             self.execute(f"drop table if exists {schema}.{table}__old")
-        for suffix in SCHEMA_SUFFIXES:
-            self.drop_schema(f"{building}{suffix}")
+        self.drop_schemas(building)
 
 
 class SparkTarget(WarehouseTarget):

@@ -109,6 +109,11 @@ class Warehouse:
     def drop_schema(self, schema: str) -> None:
         raise NotImplementedError
 
+    def drop_schemas(self, base: str) -> None:
+        """`base` and the custom schemas dbt names after it (SCHEMA_SUFFIXES)."""
+        for suffix in SCHEMA_SUFFIXES:
+            self.drop_schema(base + suffix)
+
     def create_schema(self, schema: str) -> None:
         self.execute(f"create schema if not exists {schema}")
 
@@ -203,8 +208,7 @@ class WarehouseTarget(Target):
 
             say(f"Loading into {target} (schemas {building}_raw, {building}_rules)")
             warehouse = self.connect()
-            for suffix in SCHEMA_SUFFIXES:  # what a failed or killed earlier run left
-                warehouse.drop_schema(building + suffix)
+            warehouse.drop_schemas(building)  # what a failed or killed earlier run left
             for suffix in ("_raw", "_rules"):
                 warehouse.create_schema(building + suffix)
             for name in (*counts, *REJECTED_TABLES):
