@@ -72,23 +72,40 @@ def _runs_count(engine: str) -> int:
         return 0
 
 
+def _history(engine: str) -> list[dict[str, Any]]:
+    try:
+        return read_tables(engine, ("offer_results_history",))["offer_results_history"]
+    except Exception:  # no history yet
+        return []
+
+
 @pytest.mark.parametrize("engine", OTHER_ENGINES)
 def test_run_example_same_as_duckdb(engine: str, duckdb_example: tuple, capsys: pytest.CaptureFixture[str]) -> None:
     summary, tables = duckdb_example
     runs_before = _runs_count(engine)
+    history_before = _history(engine)
     code = main(["run", "--target", engine, "--programs", str(EXAMPLES / "programs.json"),
                  "--data", str(EXAMPLES / "data")])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert _summary(out) == summary
-    results = read_tables(engine, (*TABLES, "runs"))
-    runs = results.pop("runs")
+    results = read_tables(engine, (*TABLES, "runs", "offer_results_history", "accrual_changes"))
+    runs, history, changes = results.pop("runs"), results.pop("offer_results_history"), results.pop("accrual_changes")
     assert _rows(results) == tables
     # the run is recorded, earlier runs are kept, and every result row carries the run id
     assert len(runs) == runs_before + 1
     last = max(runs, key=lambda r: r["run_id"])
     assert {r["run_id"] for r in results["offer_results"]} == {last["run_id"]}
     assert json.loads(last["row_counts"])["potential_earnings"] == len(results["potential_earnings"])
+    # the history keeps every earlier run's rows and gains this run's (the swap appends them), and
+    # accrual_changes compares this run with the latest earlier one (the rows the build got)
+    mine = [r for r in history if r["run_id"] == last["run_id"]]
+    assert len(mine) == len(results["offer_results"])
+    assert normalized([r for r in history if r["run_id"] != last["run_id"]]) == normalized(history_before)
+    previous = max(history_before, key=lambda r: (r["recorded_at"], r["run_id"]))["run_id"] if history_before else None
+    had = {(r["entity_id"], r["offer_key"]) for r in history_before if r["run_id"] == previous}
+    assert {(r["entity_id"], r["offer_key"]): r["previous_run_id"] for r in changes if r["run_id"] == last["run_id"]} == \
+        {(r["entity_id"], r["offer_key"]): previous if (r["entity_id"], r["offer_key"]) in had else None for r in mine}
     # nothing of the build is left behind
     warehouse = connect(engine)
     try:

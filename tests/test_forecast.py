@@ -135,7 +135,8 @@ def test_history_keeps_every_run_and_the_accrual_changes(engine: str, tmp_path) 
     """Two runs, the second a month later with one more purchase of P (2026-04-15, 10,000): P's
     g = 70,000 / 50,000, its 2025-05-20 row projected at 56,000, 15% on the actual 70,000: the
     accrual goes from 9,000.00 to 10,500.00. offer_results_history holds both runs, accrual_changes
-    the 1,500.00; a third run refused for bad data leaves both as they were. The second run's other
+    the 1,500.00; a third run refused for bad data leaves both as they were; a fourth run appends
+    its rows and compares itself with the second. The second run's other
     --as-of reaches the models as data (run_context), so dbt reuses the first run's saved parse."""
     from compiler.errors import IncentivesError
     from compiler.run.build import PROJECT_DIR, dbt_target_path
@@ -170,6 +171,17 @@ def test_history_keeps_every_run_and_the_accrual_changes(engine: str, tmp_path) 
 
     after = read_target_results(engine, tmp_path, tables)
     assert normalized(after["offer_results_history"]) == normalized(second["offer_results_history"])
+    # a fourth run (the second's data and as_of again): the history keeps both runs' rows as they
+    # were and gains its own, and accrual_changes compares it with the second
+    third = run_engine(PROGRAMS, later, tmp_path, target=engine, extra_tables=tables,
+                       forecast={"incentives_using_forecast": True, "incentives_as_of": "2026-04-30"})
+    (run_3,) = {r["run_id"] for r in third["forecast_results"]}
+    assert normalized([r for r in third["offer_results_history"] if r["run_id"] != run_3]) == \
+        normalized(second["offer_results_history"])
+    assert len([r for r in third["offer_results_history"] if r["run_id"] == run_3]) == len(third["offer_results"])
+    p = {(r["entity_id"], r["offer_key"]): r for r in third["accrual_changes"]}[("P", "stepped_a")]
+    assert (p["previous_run_id"], p["run_id"], p["previous_accrual_to_date"], p["accrual_change"]) == \
+        (run_2, run_3, D("10500.00"), D("0.00"))
     if engine == "duckdb":  # the HTML report's forecast section, from the same file
         from compiler.report import _money, report
 

@@ -12,7 +12,7 @@ import duckdb
 
 from ..errors import RunError
 from ..run.locks import busy_error, utc_now, wait_loop
-from ..run.record import RUNS_COLUMNS
+from ..run.record import HISTORY_TABLES, RUNS_COLUMNS
 from .warehouse import SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
 
 
@@ -154,10 +154,18 @@ class Postgres(Warehouse):
                 pass  # a runs table of another shape has no history to carry over
         self.execute(f'insert into "{schema}".runs values (' + ", ".join(["%s"] * len(row)) + ")", row)
 
-    def swap(self, building: str, schema: str) -> None:
-        """Drop the previous results and rename the building schemas over them, in one transaction."""
+    def swap(self, building: str, schema: str, run_id: str) -> None:
+        """Drop the previous results and rename the building schemas over them, in one transaction.
+        A live history table gains the run's rows and moves into the building schema in place of
+        the build's (the previous run's rows and the run's): the run writes its own rows only."""
+        live = set(self.tables(schema))
+        history = [name for name in HISTORY_TABLES if name in live and name in self.tables(building)]
         self.con.autocommit = False
         try:
+            for name in history:
+                self.append_history(f'"{building}"', f'"{schema}"', name, run_id)
+                self.execute(f'drop table "{building}"."{name}"')
+                self.execute(f'alter table "{schema}"."{name}" set schema "{building}"')
             with self.con.cursor() as cur:
                 for suffix in SCHEMA_SUFFIXES:
                     cur.execute(f'drop schema if exists "{schema}{suffix}" cascade')

@@ -15,7 +15,7 @@ import duckdb
 from ..errors import RunError
 from ..run.build import add_filter_once
 from ..run.locks import FileLock
-from ..run.record import RUNS_COLUMNS
+from ..run.record import HISTORY_TABLES, RUNS_COLUMNS
 from .warehouse import Warehouse, WarehouseTarget, _export_select, _text_columns, _text_ddl
 
 
@@ -126,6 +126,7 @@ class _Py4jRootRecords(logging.Filter):
 
 class Spark(Warehouse):
     target = "spark"
+    table_format = " using parquet"
 
     def __init__(self, settings: dict[str, Any]) -> None:
         self.session = spark_session(settings)
@@ -186,17 +187,17 @@ class Spark(Warehouse):
         frame = self.session.createDataFrame([row], StructType([StructField(c, types[t]) for c, t in RUNS_COLUMNS]))
         frame.write.insertInto(f"{schema}.runs")
 
-    def copy_table(self, from_schema: str, to_schema: str, name: str) -> None:
-        self.execute(f"create table {to_schema}.{name} using parquet as select * from {from_schema}.{name}")
-
-    def swap(self, building: str, schema: str) -> None:
-        """Copy each result table next to the live one, then rename it over the live one."""
+    def swap(self, building: str, schema: str, run_id: str) -> None:
+        """Copy each result table next to the live one, then rename it over the live one; then
+        append the run's rows to a live history table (which is not copied)."""
         self.create_schema(schema)
-        tables = self.tables(building)
+        live = set(self.tables(schema))
+        built = self.tables(building)
+        history = [name for name in HISTORY_TABLES if name in live and name in built]
+        tables = [name for name in built if name not in history]
         for table in tables:
             self.execute(f"drop table if exists {schema}.{table}__new")
             self.execute(f"create table {schema}.{table}__new using parquet as select * from {building}.{table}")
-        live = set(self.tables(schema))
         for table in tables:
             self.execute(f"drop table if exists {schema}.{table}__old")
             if table in live:
@@ -204,6 +205,8 @@ class Spark(Warehouse):
             self.execute(f"alter table {schema}.{table}__new rename to {schema}.{table}")
         for table in tables:
             self.execute(f"drop table if exists {schema}.{table}__old")
+        for name in history:
+            self.append_history(building, schema, name, run_id)
         self.drop_schemas(building)
 
 

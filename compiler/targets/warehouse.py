@@ -18,6 +18,8 @@ The pipeline is the DuckDB one (duckdb.py) with another warehouse at the end:
    transaction (atomic: readers see the old results or the new ones); Spark has no schema rename,
    so each result table is copied next to the live one and renamed over it (a reader may find a
    table missing for the instant between two renames; a failed build leaves everything as it was).
+   The history (HISTORY_TABLES) is not copied: the build gets the latest run's rows, and the swap
+   appends the run's rows to the live history table (docs/forecast.md).
 
 Connection settings come from the `incentives` profile (profiles/profiles.yml) as dbt renders it,
 environment variables included, so this module and dbt always talk to the same database.
@@ -43,6 +45,7 @@ from ..run.load import RULES_SCHEMA_SUFFIX, compile_alongside, load_and_validate
 from ..run.progress import PhaseTimer
 from ..run.record import (HISTORY_TABLES, REJECTED_TABLES, RESULT_TABLES, RUN_CONTEXT, RunInputs, Summary,
                                rejected_tables_sql, run_context_sql, stage_rejected_programs, summarize_with)
+from ..run.sql import sql_string
 from ..run.validate_data import check_rule_tables, compile_rule_checks
 from ..statements import with_statements
 from . import TARGETS, get_target, target_class
@@ -90,6 +93,7 @@ class Warehouse:
     """A connection to the target engine: SQL, and tables copied from the scratch DuckDB."""
 
     target = ""
+    table_format: ClassVar[str] = ""  # what `create table ... as` needs to write the engine's tables
 
     def execute(self, sql: str) -> None:
         raise NotImplementedError
@@ -125,11 +129,22 @@ class Warehouse:
     def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
         raise NotImplementedError
 
-    def copy_table(self, from_schema: str, to_schema: str, name: str) -> None:
-        """A copy of `from_schema.name` as `to_schema.name` (the history a run carries over)."""
-        self.execute(f"create table {to_schema}.{name} as select * from {from_schema}.{name}")
+    def carry_latest_run(self, from_schema: str, to_schema: str, name: str) -> None:
+        """The latest run's rows of the history table `from_schema.name` (HISTORY_TABLES: runs
+        ordered as accrual_changes orders them) as `to_schema.name`: all the build reads of the
+        history. The swap appends the run's own rows to the live table (append_history), so a run
+        writes its own rows, whatever the number of runs before it."""
+        self.execute(f"create table {to_schema}.{name}{self.table_format} as select * from {from_schema}.{name} "
+                     f"where run_id = (select run_id from {from_schema}.{name} "
+                     "order by recorded_at desc, run_id desc limit 1)")
 
-    def swap(self, building: str, schema: str) -> None:
+    def append_history(self, building: str, schema: str, name: str, run_id: str) -> None:
+        """The run's rows of `building.name` appended to the live history table `schema.name`."""
+        self.execute(f"insert into {schema}.{name} select * from {building}.{name} where run_id = {sql_string(run_id)}")
+
+    def swap(self, building: str, schema: str, run_id: str) -> None:
+        """The building schemas' tables in place of the live ones; a history table that is live
+        already keeps its rows and gains the run's (append_history)."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -216,10 +231,10 @@ class WarehouseTarget(Target):
             for name in rule_names:
                 warehouse.copy_from_duckdb(scratch, f"rules.{name}", building + "_rules", name)
             live = set(warehouse.tables(schema))
-            for name in HISTORY_TABLES:  # the previous results' history, where dbt's incremental model appends
+            for name in HISTORY_TABLES:  # the previous run's rows, where dbt's incremental model appends
                 if name in live:
                     warehouse.create_schema(building)
-                    warehouse.copy_table(schema, building, name)
+                    warehouse.carry_latest_run(schema, building, name)
             phase("load")
 
             inputs = RunInputs.of(programs, {name: src.path for name, src in sources.items()})
@@ -249,7 +264,7 @@ class WarehouseTarget(Target):
             if not self.records_after_swap:
                 warehouse.record_run(building, row, history_from=schema)
             phase("record")
-            warehouse.swap(building, schema)
+            warehouse.swap(building, schema, run_id)
             swapped = True
             if self.records_after_swap:
                 warehouse.record_run(schema, row, history_from=None)

@@ -1,6 +1,8 @@
-{{ config(materialized='table' if target.type in ('spark', 'databricks') else 'view') }}
+{{ config(materialized='view' if target.type == 'duckdb' else 'table') }}
 
--- (a view; a table on Spark, whose runs swap tables into the live schema, not views)
+-- (a view on DuckDB; a table elsewhere: Spark's runs swap tables into the live schema, not views,
+-- and a PostgreSQL run moves the live offer_results_history into the new schema in place of the
+-- build's, which a view would be bound to)
 
 -- Per participant x offer, the change of accrual_to_date from the previous run of
 -- offer_results_history to the latest: the month-end catch-up entry. Runs are ordered by when they

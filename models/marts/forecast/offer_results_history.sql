@@ -3,10 +3,11 @@
 -- One row per run x participant x offer: what offer_results and forecast_results said on that run
 -- (accrual and projection null when the run had no forecast). Incremental: each build appends its
 -- run's rows once (a run already in the table is not appended again). `incentives run` builds into
--- a new file or schemas, and copies the previous results' history there first
--- (compiler/targets/), so the history is carried over through the swap like `runs`, and a failed
--- run leaves it as it was. With dbt alone, a build without a run id (incentives_run_id /
--- run_context) is recorded under 'manual-' and dbt's invocation id. docs/forecast.md.
+-- a new file or schemas: on DuckDB it copies the previous results' history there first; on the
+-- warehouses only the latest run's rows (what accrual_changes reads), and its swap appends the
+-- run's rows to the live history (compiler/targets/). Either way a failed run leaves the history as
+-- it was. With dbt alone, a build without a run id (incentives_run_id / run_context) is recorded
+-- under 'manual-' and dbt's invocation id. docs/forecast.md.
 with offers as (
     select * from {{ ref('incentives', 'offer_results') }}
 ),
