@@ -134,9 +134,10 @@ class Warehouse:
         ordered as accrual_changes orders them) as `to_schema.name`: all the build reads of the
         history. The swap appends the run's own rows to the live table (append_history), so a run
         writes its own rows, whatever the number of runs before it."""
-        self.execute(f"create table {to_schema}.{name}{self.table_format} as select * from {from_schema}.{name} "
-                     f"where run_id = (select run_id from {from_schema}.{name} "
-                     "order by recorded_at desc, run_id desc limit 1)")
+        table = f"{from_schema}.{name}"
+        latest = f"(select max(recorded_at) from {table})"
+        self.execute(f"create table {to_schema}.{name}{self.table_format} as select * from {table} "
+                     f"where recorded_at = {latest} and run_id = (select max(run_id) from {table} where recorded_at = {latest})")
 
     def append_history(self, building: str, schema: str, name: str, run_id: str) -> None:
         """The run's rows of `building.name` appended to the live history table `schema.name`."""
