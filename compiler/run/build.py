@@ -57,10 +57,7 @@ def saved_parse_of(target_dir: Path, dbt_vars: str, target: str | None) -> Itera
     from ..compile.write import keep_most_recent, write_atomically
 
     saved = target_dir / "partial_parse.msgpack"
-    try:
-        dbt_vars = json.dumps(json.loads(dbt_vars or "{}"), sort_keys=True)
-    except ValueError:  # YAML (dbt reads --vars as YAML): as given
-        pass
+    dbt_vars = json.dumps(json.loads(dbt_vars or "{}"), sort_keys=True)  # every caller's --vars is JSON
     key = hashlib.sha256(f"{dbt_vars}\n{target}".encode()).hexdigest()[:16]
     kept = target_dir / SAVED_PARSES / f"{key}.msgpack"
     if kept.exists():
