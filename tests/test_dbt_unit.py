@@ -149,3 +149,30 @@ def test_one_macro_per_qualification_type_and_calculator() -> None:
         assert names == accepted(table, column), (prefix, names ^ accepted(table, column))
         for name in names:
             assert (PROJECT_DIR / "macros" / folder / f"{name}.sql").exists(), name
+
+
+def test_history_key_test_reads_the_latest_run(built_example: Path, tmp_path: Path) -> None:
+    """offer_results_history's unique-key test reads the rows of the latest run (`latest_by:
+    recorded_at`), which the build appended: a repeated key there fails it, one in an earlier run's
+    rows (tested when that run appended them) is not read again."""
+    database = tmp_path / built_example.name
+    shutil.copyfile(built_example, database)
+    select = ["test", "--select", "test_name:unique_combination,offer_results_history", "--vars", json.dumps({})]
+    con = duckdb.connect(str(database))
+    try:  # an earlier run's rows, twice
+        for _ in range(2):
+            con.execute("insert into main.offer_results_history select * replace ('earlier' as run_id, "
+                        "recorded_at - interval 1 day as recorded_at) from main.offer_results_history "
+                        "where run_id <> 'earlier' limit 1")
+    finally:
+        con.close()
+    run_dbt(select, database, say=lambda _: None)
+    con = duckdb.connect(str(database))
+    try:
+        con.execute("insert into main.offer_results_history select * from main.offer_results_history "
+                    "where run_id <> 'earlier' limit 1")
+    finally:
+        con.close()
+    with pytest.raises(RunError) as failed:
+        run_dbt(select, database, say=lambda _: None)
+    assert "unique_combination_offer_results_history_run_id" in str(failed.value)

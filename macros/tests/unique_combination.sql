@@ -1,7 +1,12 @@
 {#- A generic data test: the combination of `columns` is unique (no package needed). Returns the
-    duplicated combinations with their row count. -#}
-{% test unique_combination(model, columns) %}
-    {{ return(adapter.dispatch('test_unique_combination', 'incentives')(model, columns)) }}
+    duplicated combinations with their row count. `latest_by` (a column): only the rows with its
+    greatest value, those a build appended to a table that keeps earlier builds' rows (each build's
+    rows are tested when they are appended; offer_results_history, where the run id is part of
+    the key, would otherwise read every earlier run's rows on every run). -#}
+{% test unique_combination(model, columns, latest_by=none) %}
+    {%- set rows = model if latest_by is none else
+        "(select * from " ~ model ~ " where " ~ latest_by ~ " = (select max(" ~ latest_by ~ ") from " ~ model ~ ")) latest_rows" -%}
+    {{ return(adapter.dispatch('test_unique_combination', 'incentives')(rows, columns)) }}
 {% endtest %}
 
 {% macro default__test_unique_combination(model, columns) %}
