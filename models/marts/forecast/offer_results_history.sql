@@ -40,5 +40,7 @@ final as (
 
 select * from final
 {%- if is_incremental() %}
-where final.run_id not in (select run_id from {{ this }})
+-- an anti join: PostgreSQL runs `not in (subquery)` as a scan of the subquery for each row when
+-- the subquery does not fit its work_mem, quadratic in the history's rows
+where not exists (select 1 from {{ this }} as recorded where recorded.run_id = final.run_id)
 {%- endif %}
