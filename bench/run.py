@@ -681,9 +681,7 @@ def spark_thrift_command(schema: str, programs: Path, data: Path) -> list[str]:
 
 def drop_spark_schemas(schema: str) -> None:
     """Drop `schema` and its custom schemas on the server: each size's run starts as DuckDB's does,
-    into an empty place. A run carries the schema's history over (offer_results_history: copied
-    into the building schema, tested and copied back by the swap), so the sizes measured one
-    after the other into one schema would each pay for the earlier runs' rows."""
+    into an empty place, not after the earlier sizes' runs and their rows of history."""
     from compiler.targets.warehouse import connect
 
     warehouse = connect("spark_thrift")

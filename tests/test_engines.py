@@ -65,25 +65,19 @@ def duckdb_example(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str],
     return _summary(out.getvalue()), _rows(read_results(database, TABLES))
 
 
-def _runs_count(engine: str) -> int:
+def _rows_so_far(engine: str, table: str) -> list[dict[str, Any]]:
+    """The rows of `table` of the engine's results; none before its first run."""
     try:
-        return len(read_tables(engine, ("runs",))["runs"])
-    except Exception:  # no runs table yet
-        return 0
-
-
-def _history(engine: str) -> list[dict[str, Any]]:
-    try:
-        return read_tables(engine, ("offer_results_history",))["offer_results_history"]
-    except Exception:  # no history yet
+        return read_tables(engine, (table,))[table]
+    except Exception:  # no such table yet
         return []
 
 
 @pytest.mark.parametrize("engine", OTHER_ENGINES)
 def test_run_example_same_as_duckdb(engine: str, duckdb_example: tuple, capsys: pytest.CaptureFixture[str]) -> None:
     summary, tables = duckdb_example
-    runs_before = _runs_count(engine)
-    history_before = _history(engine)
+    runs_before = len(_rows_so_far(engine, "runs"))
+    history_before = _rows_so_far(engine, "offer_results_history")
     code = main(["run", "--target", engine, "--programs", str(EXAMPLES / "programs.json"),
                  "--data", str(EXAMPLES / "data")])
     out, err = capsys.readouterr()

@@ -12,7 +12,7 @@ import duckdb
 
 from ..errors import RunError
 from ..run.locks import busy_error, utc_now, wait_loop
-from ..run.record import HISTORY_TABLES, RUNS_COLUMNS
+from ..run.record import RUNS_COLUMNS
 from .warehouse import SCHEMA_SUFFIXES, Warehouse, WarehouseTarget, _export_select, _text_columns
 
 
@@ -165,8 +165,7 @@ class Postgres(Warehouse):
         """Drop the previous results and rename the building schemas over them, in one transaction.
         A live history table gains the run's rows and moves into the building schema in place of
         the build's (the previous run's rows and the run's): the run writes its own rows only."""
-        live = set(self.tables(schema))
-        history = [name for name in HISTORY_TABLES if name in live and name in self.tables(building)]
+        history = self.appended_history(self.tables(schema), self.tables(building))
         self.con.autocommit = False
         try:
             for name in history:

@@ -15,7 +15,7 @@ import duckdb
 from ..errors import RunError
 from ..run.build import add_filter_once
 from ..run.locks import FileLock
-from ..run.record import HISTORY_TABLES, RUNS_COLUMNS
+from ..run.record import RUNS_COLUMNS
 from .warehouse import Warehouse, WarehouseTarget, _export_select, _text_columns, _text_ddl
 
 
@@ -193,7 +193,7 @@ class Spark(Warehouse):
         self.create_schema(schema)
         live = set(self.tables(schema))
         built = self.tables(building)
-        history = [name for name in HISTORY_TABLES if name in live and name in built]
+        history = self.appended_history(live, built)
         tables = [name for name in built if name not in history]
         for table in tables:
             self.execute(f"drop table if exists {schema}.{table}__new")

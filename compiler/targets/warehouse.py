@@ -143,9 +143,16 @@ class Warehouse:
         """The run's rows of `building.name` appended to the live history table `schema.name`."""
         self.execute(f"insert into {schema}.{name} select * from {building}.{name} where run_id = {sql_string(run_id)}")
 
+    @staticmethod
+    def appended_history(live: Iterable[str], built: Iterable[str]) -> list[str]:
+        """The history tables the swap appends the run's rows to (append_history) instead of
+        replacing them: those live already that the build wrote."""
+        live, built = set(live), set(built)
+        return [name for name in HISTORY_TABLES if name in live and name in built]
+
     def swap(self, building: str, schema: str, run_id: str) -> None:
         """The building schemas' tables in place of the live ones; a history table that is live
-        already keeps its rows and gains the run's (append_history)."""
+        already keeps its rows and gains the run's (appended_history)."""
         raise NotImplementedError
 
     def close(self) -> None:
