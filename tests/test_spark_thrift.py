@@ -165,6 +165,33 @@ def test_values_copy_keeps_text_exactly() -> None:
     assert [v for _, v in got] == texts
 
 
+def test_shared_copy_is_read_in_place_and_goes_with_the_schema(tmp_path: Path) -> None:
+    """Tables sent as Parquet files the server shares: an external table over the file DuckDB
+    wrote (no copy on the server), whose folder drop_schema removes."""
+    schema = f"{_schema()}_staged"
+    scratch = duckdb.connect()
+    rows = SparkThrift.VALUES_ROWS + 1
+    scratch.execute(f"create table t as select i as _row, 'v' || i as v from range({rows}) r(i)")
+    warehouse = connect(ENGINE)
+    assert isinstance(warehouse, SparkThrift)
+    warehouse.shared_dir = tmp_path
+    folder = tmp_path / "incentives-staged" / schema / "t"
+    try:
+        warehouse.drop_schema(schema)
+        warehouse.create_schema(schema)
+        warehouse.copy_from_duckdb(scratch, "t", schema, "t")
+        assert [p.name for p in folder.iterdir()] == ["part-00000.parquet"]
+        got = warehouse.fetch(f"select count(*), max(v) from {schema}.t")
+        location = {r[0]: r[1] for r in warehouse.fetch(f"describe table extended {schema}.t")}["Location"]
+    finally:
+        warehouse.drop_schema(schema)
+        warehouse.close()
+        scratch.close()
+    assert got == [(rows, "v99")]
+    assert location == f"file:{folder}"
+    assert not folder.parent.exists()
+
+
 def test_server_not_running_is_a_readable_error(tmp_path: Path) -> None:
     """The command as a person runs it (a process of its own), with no server at the port."""
     env = {**os.environ, "INCENTIVES_SPARK_THRIFT_PORT": "1", "INCENTIVES_SPARK_THRIFT_CONNECT_RETRIES": "0"}

@@ -162,9 +162,15 @@ class Spark(Warehouse):
         return sorted(t.name for t in self.session.catalog.listTables(schema)
                       if t.tableType != "VIEW" and not t.isTemporary)
 
+    def staged(self, schema: str) -> Path | None:
+        """The folder of the Parquet files behind `schema`'s external tables (copy_from_duckdb)."""
+        return _staged(schema)
+
     def drop_schema(self, schema: str) -> None:
         self.execute(f"drop database if exists {schema} cascade")
-        shutil.rmtree(_staged(schema), ignore_errors=True)
+        folder = self.staged(schema)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
         """The rows as a Parquet file DuckDB writes into the folder of an external table of Spark's

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -52,8 +54,8 @@ class SparkThrift(Spark):
     """A Spark Thrift server (dbt-spark's thrift method): the connection is the one dbt-spark opens
     for the profile (PyHive; the same host, port, user, authentication and session settings).
 
-    Tables are copied as Parquet files the server reads (`create table ... as select * from
-    parquet.`file``) when it shares this machine's files (a server on 127.0.0.1, or
+    Tables are copied as Parquet files the server reads in place (external tables) when it
+    shares this machine's files (a server on 127.0.0.1, or
     INCENTIVES_SPARK_THRIFT_SHARED_DIR: a folder both see under the same path); otherwise, and for
     small tables, with `insert ... values` statements."""
 
@@ -132,17 +134,29 @@ class SparkThrift(Spark):
         views = {r[1] for r in self.fetch(f"show views in {schema}")}
         return sorted(r[1] for r in self.fetch(f"show tables in {schema}") if r[1] not in views and not r[2])
 
+    def staged(self, schema: str) -> Path | None:
+        """Where the external tables of `schema` keep their files, when the server shares this
+        machine's files; else None (the tables are the server's own)."""
+        return None if self.shared_dir is None else self.shared_dir / "incentives-staged" / schema
+
     def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
+        """A Parquet file DuckDB writes where the server reads it in place (staged(), an external
+        table: one metastore call and no Spark job; copying it into a table of the server's was
+        a job that read and wrote every row); without shared files, and for small tables,
+        `insert ... values` statements."""
         columns = _text_columns(scratch, relation)
         select = _export_select(columns, relation)
         rows = scratch.execute(f"select count(*) from {relation}").fetchone()[0]
-        if self.shared_dir is not None and rows > self.VALUES_ROWS:
-            self.shared_dir.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(prefix="incentives-thrift-", dir=self.shared_dir) as tmp:
-                path = Path(tmp) / f"{name}.parquet"
-                scratch.execute(f"copy ({select}) to '{path}' (format parquet)")
-                os.chmod(tmp, 0o755)
-                self.execute(f"create table {schema}.{name} using parquet as select * from parquet.`file://{path}`")
+        staged = self.staged(schema)
+        if staged is not None and rows > self.VALUES_ROWS:
+            folder = staged / name
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            for made in (folder, staged, staged.parent):  # the server may run as another user
+                with contextlib.suppress(OSError):  # a folder another user made (and opened)
+                    os.chmod(made, 0o755)
+            scratch.execute(f"copy ({select}) to '{folder / 'part-00000.parquet'}' (format parquet)")
+            self.execute(f"create table {schema}.{name} ({_text_ddl(columns)}) using parquet location 'file://{folder}'")
             return
         self.execute(f"create table {schema}.{name} ({_text_ddl(columns)}) using parquet")
         cursor = scratch.execute(select)

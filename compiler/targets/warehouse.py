@@ -8,9 +8,9 @@ The pipeline is the DuckDB one (duckdb.py) with another warehouse at the end:
    text and the same NULLs);
 2. copy the raw tables and the rule tables into the target, into fresh schemas
    `<schema>__building_raw` and `<schema>__building_rules` (PostgreSQL: COPY through psycopg2;
-   Spark: Parquet written by DuckDB, read by the SparkSession and saved as tables; a Spark Thrift
-   server: SQL through dbt-spark's connection, Parquet files when the server shares this machine's
-   files, else `insert ... values`);
+   Spark: Parquet files written by DuckDB, declared as external tables; a Spark Thrift server: the
+   same when it shares this machine's files, else `insert ... values` through dbt-spark's
+   connection);
 3. `dbt build --target <target>` in-process into `<schema>__building` (+ `_internal`): the var
    `incentives_build_schema` (the schema of the target in profiles/profiles.yml; dbt's default schema naming adds `_internal`, `_rules`), with `incentives_input_schema` pointing at the copied
    inputs and the rule tables where the seeds go (`<build schema>_rules`), the seeds left out;
