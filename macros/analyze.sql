@@ -11,3 +11,19 @@
 {% macro postgres__analyze_table() -%}
 {%- if model.config.materialized in ('table', 'incremental') -%}analyze {{ this }}{%- endif -%}
 {%- endmacro %}
+
+{#- planner_settings(): every model's pre-hook (dbt_project.yml), run inside the model's
+    transaction. PostgreSQL compiles a query whose estimated cost passes jit_above_cost with LLVM
+    before running it; the models' queries are long and their estimates large, so it compiled
+    them every time and did not earn it back: `offer_results` at 1M spent 10.3 s of 26.6 s in JIT
+    compilation and ran in 18.9 s without it (docs/performance.md). On PostgreSQL a table or
+    incremental model runs with `set local jit = off` (for its own transaction only); other
+    engines and materializations render nothing. A project that wants JIT back overrides
+    postgres__planner_settings through its dispatch config (docs/dbt-package.md). -#}
+{% macro planner_settings() %}{{ return(adapter.dispatch('planner_settings', 'incentives')()) }}{% endmacro %}
+
+{% macro default__planner_settings() %}{% endmacro %}
+
+{% macro postgres__planner_settings() -%}
+{%- if model.config.materialized in ('table', 'incremental') -%}set local jit = off{%- endif -%}
+{%- endmacro %}
