@@ -9,7 +9,7 @@
 {% macro default__analyze_table() %}{% endmacro %}
 
 {% macro postgres__analyze_table() -%}
-{%- if model.config.materialized in ('table', 'incremental') -%}analyze {{ this }}{%- endif -%}
+{%- if incentives._builds_a_table() -%}analyze {{ this }}{%- endif -%}
 {%- endmacro %}
 
 {#- planner_settings(): every model's pre-hook (dbt_project.yml), run inside the model's
@@ -25,5 +25,8 @@
 {% macro default__planner_settings() %}{% endmacro %}
 
 {% macro postgres__planner_settings() -%}
-{%- if model.config.materialized in ('table', 'incremental') -%}set local jit = off{%- endif -%}
+{%- if incentives._builds_a_table() -%}set local jit = off{%- endif -%}
 {%- endmacro %}
+
+{#- _builds_a_table(): the model being built writes a table (table or incremental), not a view. -#}
+{% macro _builds_a_table() %}{{ return(model.config.materialized in ('table', 'incremental')) }}{% endmacro %}

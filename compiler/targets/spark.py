@@ -4,6 +4,7 @@ the live one and renames it over the live one."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -174,15 +175,20 @@ class Spark(Warehouse):
 
     def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
         """The rows as a Parquet file DuckDB writes into the folder of an external table of Spark's
-        (spark_dir()/staged/<schema>/<name>), declared with its columns: no Spark job, one
+        (staged(): spark_dir()/staged/<schema>/<name>), declared with its columns: no Spark job, one
         metastore call (saveAsTable wrote the same rows a second time, about 2 s a table). The
         folder goes with the schema (drop_schema)."""
+        staged = self.staged(schema)
+        assert staged is not None
         columns = _text_columns(scratch, relation)
-        folder = _staged(schema) / name
+        folder = staged / name
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
+        for made in (folder, staged, staged.parent):  # a Thrift server may run as another user
+            with contextlib.suppress(OSError):  # a folder another user made (and opened)
+                os.chmod(made, 0o755)
         scratch.execute(f"copy ({_export_select(columns, relation)}) to '{folder / 'part-00000.parquet'}' (format parquet)")
-        self.execute(f"create table {schema}.{name} ({_text_ddl(columns)}) using parquet location '{folder}'")
+        self.execute(f"create table {schema}.{name} ({_text_ddl(columns)}) using parquet location 'file://{folder}'")
 
     def record_run(self, schema: str, row: tuple[Any, ...], history_from: str | None) -> None:
         from pyspark.sql.types import IntegerType, StringType, StructField, StructType, TimestampNTZType

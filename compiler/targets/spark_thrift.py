@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import os
 import re
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -140,24 +138,14 @@ class SparkThrift(Spark):
         return None if self.shared_dir is None else self.shared_dir / "incentives-staged" / schema
 
     def copy_from_duckdb(self, scratch: duckdb.DuckDBPyConnection, relation: str, schema: str, name: str) -> None:
-        """A Parquet file DuckDB writes where the server reads it in place (staged(), an external
-        table: one metastore call and no Spark job; copying it into a table of the server's was
-        a job that read and wrote every row); without shared files, and for small tables,
-        `insert ... values` statements."""
+        """Spark's external table over a Parquet file DuckDB writes (Spark.copy_from_duckdb, in
+        staged(): copying it into a table of the server's was a job that read and wrote every
+        row); without shared files, and for small tables, `insert ... values` statements."""
+        if self.staged(schema) is not None and scratch.execute(f"select count(*) from {relation}").fetchone()[0] > self.VALUES_ROWS:
+            super().copy_from_duckdb(scratch, relation, schema, name)
+            return
         columns = _text_columns(scratch, relation)
         select = _export_select(columns, relation)
-        rows = scratch.execute(f"select count(*) from {relation}").fetchone()[0]
-        staged = self.staged(schema)
-        if staged is not None and rows > self.VALUES_ROWS:
-            folder = staged / name
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir(parents=True)
-            for made in (folder, staged, staged.parent):  # the server may run as another user
-                with contextlib.suppress(OSError):  # a folder another user made (and opened)
-                    os.chmod(made, 0o755)
-            scratch.execute(f"copy ({select}) to '{folder / 'part-00000.parquet'}' (format parquet)")
-            self.execute(f"create table {schema}.{name} ({_text_ddl(columns)}) using parquet location 'file://{folder}'")
-            return
         self.execute(f"create table {schema}.{name} ({_text_ddl(columns)}) using parquet")
         cursor = scratch.execute(select)
         batch: list[str] = []
