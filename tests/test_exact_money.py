@@ -17,6 +17,12 @@ first paid 4.37). Its contribution is 14 x 0.00921875 / 20 = 0.006453125.
 The bounds of exact coverage (docs/semantics.md, "Stacked coverage"): the largest participant
 they allow (10^5 treatment transactions of 99.9999 gal, 10^3 of 9,999.99 on Spark, seed just
 under 10^7 units, a value just under 10^9) builds exactly; one more gallon past 10^7 fails naming the offer, set and participant.
+
+Measures keep 10 decimals (program `measures`, found by the differential test): 1.5 gal at a $1.0001
+program price is 1.50015, which meets `equal_to 1.50015`; a property of 84.99999 is `less_than 85`.
+
+The ties and the measures are one run per engine (one build each: a build on Spark costs a minute or
+more of the suite), the bounds two runs each.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import DUCKDB_AND_POSTGRES, SQL_ENGINES, engine_params, run_engine
+from tests.harness import DUCKDB_AND_POSTGRES, SQL_ENGINES, engine_params, normalized, run_engine
 from tests.oracle.evaluator import evaluate
 
 BUY = "retailer_purchases_from_distribution"
@@ -37,7 +43,11 @@ CONVERSION = D("0.125")  # gal per acre: q gal cover 8q acres
 
 
 def _programs() -> dict:
-    return {"programs": [{
+    return {"programs": [_ties_program(), _measures_program()]}
+
+
+def _ties_program() -> dict:
+    return {
         "key": "ties",
         "time_periods": [{"key": "season", "start_date": "2025-09-01", "end_date": "2026-08-31"}],
         "offers": [
@@ -71,7 +81,28 @@ def _programs() -> dict:
             {"key": "ties.halves", "strategy_key": "standard", "calculator_key": "fixed_amount",
              "incentives": [{"key": "halves", "rates": [{"sku_key": "jug", "rate": 0.05}]}]},
         ],
-    }]}
+    }
+
+
+def _measures_program() -> dict:
+    """`actual` was rounded to 4 decimals: a CASE over the qualification types mixed DECIMAL(38,10)
+    with the DECIMAL(38,4) quantity sums and DuckDB narrowed the result to DECIMAL(38,4), so 1.5 gal
+    at a $1.0001 program price summed to 1.5002 instead of 1.50015, and `greater_than 1.50014` /
+    `equal_to 1.50015` were decided wrongly."""
+    return {
+        "key": "measures", "time_periods": [],
+        "offers": [{
+            "key": "measures.o", "strategy_key": "standard", "calculator_key": "percent_of_amount",
+            "incentives": [{"rates": [{"sku_key": "A", "rate": 10}]}],
+            "qualifications": [
+                {"type": "aggregated_amount", "key": "amt", "operator": "equal_to", "value": 1.50015,
+                 "filters": [{"sku_keys": ["A"]}]},
+                {"type": "property", "key": "plan", "operator": "less_than", "value": 85,
+                 "property": {"key": "plan", "type": "number", "level": "request"}},
+            ],
+            "qualifier": "amt AND plan",
+        }],
+    }
 
 
 def _ilevo_incentive() -> dict:
@@ -113,16 +144,31 @@ def _tables() -> dict:
         buy("r0", f"bag{k}", "bag", D(1), D(7))
     for k in range(2):
         buy("r0", f"jug{k}", "jug", D(1), D(10))
-    return {"transactions": rows, "products": []}
+    # the measures: 1.5 gal of A at the program price 1.0001
+    rows.append({"transaction_id": "m1", "entity_id": "E", "transaction_type": BUY, "transaction_date": "2026-01-15",
+                 "sku_key": "A", "quantity": D("1.5"), "uom_key": "gal", "amount": D(10)})
+    return {"transactions": rows, "products": [],
+            "properties": [{"level": "request", "entity_id": "E", "key": "plan", "value": "84.99999"}],
+            "prices": [{"sku_key": "A", "price": "1.0001"}]}
 
 
 def _round_half_away(x: D) -> D:
     return x.quantize(D("0.01"), rounding="ROUND_HALF_UP")
 
 
-@pytest.mark.parametrize("engine", engine_params(SQL_ENGINES))
-def test_half_cent_ties_pay_the_cent_away_from_zero(tmp_path: Path, engine: str) -> None:
-    results = run_engine(_programs(), _tables(), tmp_path, target=engine, extra_tables=("stack_coverage",))
+@pytest.fixture(scope="module", params=engine_params(SQL_ENGINES))
+def engine(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def results(engine: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict]]:
+    """The ties and the measures on the engine: one run per engine for the module."""
+    return run_engine(_programs(), _tables(), tmp_path_factory.mktemp(f"exact-{engine}"), target=engine,
+                      extra_tables=("stack_coverage",))
+
+
+def test_half_cent_ties_pay_the_cent_away_from_zero(results: dict[str, list[dict]]) -> None:
     ilevo = {r["transaction_id"]: r for r in results["potential_earnings"] if r["offer_key"] == "ties.ilevo"}
     assert {t: r["incentive_amount"] for t, r in ilevo.items()} == {"T1": D("4.38"), "T2": D("13.13")}
     assert [ilevo[t]["incentive_contribution_percent"] for t in ("T1", "T2")] == [D("0.0064531250")] * 2
@@ -150,6 +196,20 @@ def test_half_cent_ties_pay_the_cent_away_from_zero(tmp_path: Path, engine: str)
     expected = evaluate(_programs(), _tables())
     assert sorted(paid.items()) == sorted((r["transaction_id"], r["incentive_amount"])
                                           for r in expected["potential_earnings"])
+
+
+def test_measures_keep_10_decimals(results: dict[str, list[dict]]) -> None:
+    actual = {r["qualification_key"]: r["actual"] for r in results["qualification_results"]
+              if r["entity_id"] == "E" and r["program_key"] == "measures"}
+    assert actual == {"amt": D("1.50015"), "plan": D("84.99999")}
+    (offer,) = [r for r in results["offer_results"] if r["entity_id"] == "E" and r["offer_key"] == "measures.o"]
+    assert offer["qualified"] is True and offer["incentive_amount"] == D("0.15")  # 10% of 1.50015
+    # every row of the program, for every participant, as the exact evaluator has it
+    expected = evaluate(_programs(), _tables())
+    for name in ("qualification_results", "potential_earnings", "offer_results"):
+        mine = [r for r in results[name] if r["program_key"] == "measures"]
+        theirs = [r for r in expected[name] if r["program_key"] == "measures"]
+        assert mine and normalized(mine) == normalized(theirs), name
 
 
 # --------------------------------------------------------------------------- bounds of exact coverage
