@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from . import __version__
 from .errors import IncentivesError
+from .run.build import DEFAULT_TARGET
 from .targets import TARGETS
 
 EXIT_REJECTIONS = 3  # `run --skip-invalid-...` completed, but left programs or input rows out
@@ -174,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--programs", type=Path, required=True, help="GET /programs JSON file")
     p.add_argument("--data", type=Path, required=True, help="folder with transactions and products (.csv or .parquet) and the optional inputs")
     p.add_argument("--database", type=Path, help="DuckDB file that receives the results (duckdb target)")
-    p.add_argument("--target", choices=TARGETS, default="duckdb",
+    p.add_argument("--target", choices=TARGETS, default=DEFAULT_TARGET,
                    help="the profiles/profiles.yml target to build on: duckdb (default), postgres, spark or "
                         "spark_thrift (a Spark Thrift server); the others leave the results in the target's schema")
     p.add_argument("--threads", type=int, default=1, help="dbt threads (default 1)")

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 from pathlib import Path
 
+from .run.build import DEFAULT_TARGET
 from .run.progress import Say, say_to_stdout
 from .run.record import Summary
 from .targets import get_target
@@ -19,7 +20,7 @@ from .targets.base import RunJob
 
 
 def run(programs: Path, data_dir: Path, database: Path | None, say: Say = say_to_stdout, threads: int = 1,
-        unit_tests: bool = False, target: str = "duckdb", wait: float | None = None,
+        unit_tests: bool = False, target: str = DEFAULT_TARGET, wait: float | None = None,
         skip_invalid_programs: bool = False, skip_invalid_rows: bool = False,
         statements: Path | None = None, forecast: dict[str, Any] | None = None) -> Summary:
     """Compile, load, build into a new file (DuckDB) or new schemas and replace the previous

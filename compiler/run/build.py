@@ -24,7 +24,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent.parent
 RUN_CONTEXT_VARS: dict[str, Any] = {"incentives_run_context": True}
 
 
-DEFAULT_TARGET = "duckdb"  # the profile's default target (profiles/profiles.yml)
+DEFAULT_TARGET = "duckdb"  # the profile's default target (profiles/profiles.yml) and `--target`'s default
 
 
 def dbt_target_path(target: str | None = None) -> str:
