@@ -29,8 +29,18 @@ sys.path.insert(0, str(PROJECT))
 from compiler.targets.warehouse import Warehouse, connect  # noqa: E402
 
 LIVE, BUILDING, NAME = "bench_history", "bench_history__building", "offer_results_history"
-COLUMNS = ("run_id, recorded_at, as_of, entity_id, program_key, offer_key, incentive_amount, potential_if_qualified, "
-           "accrual_to_date, projected_season_amount, current_tier_key, projected_tier_key")
+
+
+def contract_columns(model: str = NAME) -> str:
+    """The columns of the model's enforced contract (models/marts/forecast/_forecast.yml), in order:
+    run_rows gives a value for each, by position."""
+    import yaml
+
+    models = yaml.safe_load((PROJECT / "models" / "marts" / "forecast" / "_forecast.yml").read_text())["models"]
+    return ", ".join(c["name"] for c in next(m for m in models if m["name"] == model)["columns"])
+
+
+COLUMNS = contract_columns()
 
 
 def run_rows(target: str, run: int, rows: int) -> str:
