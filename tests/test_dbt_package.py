@@ -472,7 +472,7 @@ def test_a_team_project_gets_its_own_catalogue_results(engine: str, tmp_path: Pa
     (project / "macros").mkdir()
     # the package's unit tests in the team's build on DuckDB: what they check of the team's names and
     # pass-through column is the same SQL on PostgreSQL, whose own unit tests run in test_engines.py
-    # (92 unit tests more on PostgreSQL, about 25 CPU s)
+    # (92 unit tests more on PostgreSQL: the case alone took 47.9 s with them, 25.8 s without)
     unit_tests_on = engine == "duckdb"
     (project / "dbt_project.yml").write_text(TEAM_PROJECT.replace("+enabled: true", f"+enabled: {str(unit_tests_on).lower()}"))
     (project / "packages.yml").write_text(f"packages:\n  - local: {package}\n")
