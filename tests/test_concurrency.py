@@ -6,18 +6,20 @@ killed with kill -9 while it holds the lock does not block the next one."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from compiler.cli import main
-from compiler.run.locks import duckdb_lock
+from compiler.run.locks import FileLock, RunInProgress, duckdb_lock
 from compiler.run.record import file_sha256
 from tests.harness import ENGINES, normalized, read_results, read_tables
 from tests.test_bad_inputs import _digest
@@ -124,6 +126,22 @@ def test_busy_target_is_left_untouched(tmp_path: Path, capsys: pytest.CaptureFix
         building.unlink()
         building.parent.rmdir()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.duckdb"]
+
+
+def test_refused_run_names_a_holder_that_has_not_written_yet(tmp_path: Path) -> None:
+    """The holder writes its pid and start time just after it takes the lock; a run refused in
+    between (a busy machine) still names it, instead of an empty owner."""
+    path = tmp_path / "results.duckdb.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # taken, not written yet
+    writer = threading.Timer(0.3, os.pwrite, (fd, b"pid 4242, started 2026-01-01T00:00:00Z\n", 0))
+    writer.start()
+    try:
+        with pytest.raises(RunInProgress, match=r"in progress on x \(pid 4242, started 2026-01-01T00:00:00Z\)"):
+            FileLock(path, "x").acquire()
+    finally:
+        writer.join()
+        os.close(fd)
 
 
 def test_wait_must_be_seconds(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,8 +8,9 @@ included): the next run takes it over, and only then cleans up what the dead run
 
 - DuckDB: ``FILE.duckdb.lock`` next to the database, locked with ``flock`` (the kernel releases
   it when the process ends); the owner writes its pid and start time into it, for the message
-  of a run that finds it taken. The owner removes the file when it is done (a waiter that opened
-  the removed file notices and opens the new one).
+  of a run that finds it taken (which reads it again for a few seconds while it is still empty:
+  the owner writes just after it locks). The owner removes the file when it is done (a waiter
+  that opened the removed file notices and opens the new one).
 - Spark (``method: session``): the same file lock, ``<INCENTIVES_SPARK_DIR>/incentives-run.lock``.
   The metastore is an embedded Derby database, which only one process can open, so the lock is
   per metastore directory, whatever the schema.
@@ -31,6 +32,7 @@ from typing import Any, Callable
 from ..errors import RunError
 
 POLL_SECONDS = 0.2
+OWNER_SECONDS = 5.0  # how long a refused run waits for the holder to have written its pid and start
 
 
 class RunInProgress(RunError):
@@ -72,16 +74,20 @@ class FileLock:
         self.what = what
         self.fd: int | None = None
         self.previous_owner = ""
+        self.holder = ""
 
     def _try(self) -> bool:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
-            os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                return False
-            raise
+            try:
+                if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    self.holder = _written_owner(fd)
+                    return False
+                raise
+            finally:
+                os.close(fd)
         try:  # the file may have been removed by its owner between our open and our flock
             same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
         except FileNotFoundError:
@@ -96,16 +102,10 @@ class FileLock:
         self.fd = fd
         return True
 
-    def owner(self) -> str:
-        try:
-            return self.path.read_text().strip()
-        except OSError:
-            return ""
-
     def acquire(self, wait: float | None = None) -> "FileLock":
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not wait_loop(self._try, wait):
-            raise busy_error(self.what, self.owner(), wait)
+            raise busy_error(self.what, self.holder, wait)
         return self
 
     def release(self) -> None:
@@ -123,6 +123,19 @@ class FileLock:
 
     def __exit__(self, *exc: Any) -> None:
         self.release()
+
+
+def _written_owner(fd: int) -> str:
+    """The pid and start time in the lock file `fd` (held by another run), once its holder has written them.
+
+    The holder writes them right after it takes the lock, so a run refused in between (on a busy
+    machine) reads an empty file: it reads again for up to OWNER_SECONDS."""
+    deadline = time.monotonic() + OWNER_SECONDS
+    while True:
+        text = os.pread(fd, 200, 0).decode(errors="replace").strip()
+        if text.endswith("Z") or time.monotonic() >= deadline:
+            return text
+        time.sleep(0.02)
 
 
 def duckdb_lock(database: Path) -> FileLock:
