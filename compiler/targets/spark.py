@@ -1,6 +1,8 @@
 """The Spark target (dbt-spark's session method): a SparkSession in this process (local mode, an
-embedded Derby metastore). Spark has no schema rename: the swap copies each result table next to
-the live one and renames it over the live one."""
+embedded Derby metastore). Spark has no schema rename, nor a rename of a table into another
+database: the swap moves each result table's folder into the live database's folder, declares
+it there as an external table next to the live one and renames it over the live one (copying
+the rows instead where this process cannot reach the server's files)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import os
 import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import duckdb
 
@@ -18,6 +21,10 @@ from ..run.build import add_filter_once
 from ..run.locks import FileLock
 from ..run.record import RUNS_COLUMNS
 from .warehouse import Warehouse, WarehouseTarget, _export_select, _text_columns, _text_ddl
+
+# inside a live database's folder: <run id>/<table>, the folders of the tables the swap moved there
+# (the folder goes with the database: `drop database ... cascade` removes it)
+RESULT_FOLDERS = "_incentives_runs"
 
 
 def spark_dir() -> Path:
@@ -199,27 +206,95 @@ class Spark(Warehouse):
         frame = self.session.createDataFrame([row], StructType([StructField(c, types[t]) for c, t in RUNS_COLUMNS]))
         frame.write.insertInto(f"{schema}.runs")
 
+    def shares_files(self) -> bool:
+        """Whether this process reaches the files of the tables (the session's own warehouse)."""
+        return True
+
+    def local_folder(self, what: str) -> Path | None:
+        """The local folder of `what` ("table s.t" / "database s": its `describe ... extended`
+        Location), when it is one this process reaches; else None."""
+        if not self.shares_files():
+            return None
+        rows = self.fetch(f"describe {what.split()[0]} extended {what.split()[1]}")
+        location = next((str(r[1]) for r in rows if str(r[0]).strip() == "Location"), "")
+        url = urlparse(location)
+        folder = Path(unquote(url.path)) if url.scheme == "file" else None
+        return folder if folder is not None and folder.is_dir() else None
+
+    def _move_results(self, building: str, schema: str, run_id: str, tables: list[str]) -> dict[str, Path]:
+        """Each of `tables`' folder moved from `building` into <schema's folder>/RESULT_FOLDERS/<run id>/:
+        a rename on one file system, no rows read or written. Nothing is moved (an empty dict: the
+        swap copies the rows) unless every folder can be."""
+        into, built = self.local_folder(f"database {schema}"), self.local_folder(f"database {building}")
+        if into is None or built is None:
+            return {}
+        sources = {table: built / table.lower() for table in tables}  # a managed table's folder
+        if not all(source.is_dir() for source in sources.values()):
+            return {}
+        into = into / RESULT_FOLDERS / run_id
+        if into.exists():
+            return {}
+        moved: dict[str, Path] = {}
+        try:
+            into.mkdir(parents=True)
+            for table, source in sources.items():
+                os.rename(source, into / table)
+                moved[table] = source
+        except OSError:  # another file system, or the server's files are not ours to move
+            for table, source in moved.items():
+                os.rename(into / table, source)
+            shutil.rmtree(into, ignore_errors=True)
+            return {}
+        return {table: into / table for table in tables}
+
+    def _remove_replaced_results(self, schema: str, run_id: str, kept: list[str]) -> None:
+        """The folders of RESULT_FOLDERS no live table reads any more: those of the tables this
+        swap replaced, and those a run interrupted in its swap left (the lock is held). `kept`: the
+        live tables the swap did not replace (a history table a first run moved is one)."""
+        into = self.local_folder(f"database {schema}")
+        if into is None or not (into / RESULT_FOLDERS).is_dir():
+            return
+        read = {self.local_folder(f"table {schema}.{table}") for table in kept}
+        for run in (into / RESULT_FOLDERS).iterdir():
+            if run.name == run_id:
+                continue
+            for folder in run.iterdir():
+                if folder not in read:
+                    shutil.rmtree(folder, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                run.rmdir()
+
     def swap(self, building: str, schema: str, run_id: str) -> None:
-        """Copy each result table next to the live one, then rename it over the live one; then
-        append the run's rows to a live history table (which is not copied)."""
+        """Each result table next to the live one (its folder moved (_move_results) or its rows
+        copied), then renamed over the live one; then the run's rows appended to the live history
+        tables (which are neither moved nor copied)."""
         self.create_schema(schema)
         live = set(self.tables(schema))
         built = self.tables(building)
         history = self.appended_history(live, built)
         tables = [name for name in built if name not in history]
+        moved = self._move_results(building, schema, run_id, tables)
+        for table in tables:  # a statement costs a metastore round trip: none for tables that are not there
+            if f"{table}__new" in live:  # left by a run interrupted in its swap
+                self.execute(f"drop table {schema}.{table}__new")
+            if moved:
+                self.execute(f"create table {schema}.{table}__new using parquet location 'file://{moved[table]}'")
+            else:
+                self.execute(f"create table {schema}.{table}__new using parquet as select * from {building}.{table}")
         for table in tables:
-            self.execute(f"drop table if exists {schema}.{table}__new")
-            self.execute(f"create table {schema}.{table}__new using parquet as select * from {building}.{table}")
-        for table in tables:
-            self.execute(f"drop table if exists {schema}.{table}__old")
+            if f"{table}__old" in live:
+                self.execute(f"drop table {schema}.{table}__old")
             if table in live:
                 self.execute(f"alter table {schema}.{table} rename to {schema}.{table}__old")
             self.execute(f"alter table {schema}.{table}__new rename to {schema}.{table}")
         for table in tables:
-            self.execute(f"drop table if exists {schema}.{table}__old")
+            if table in live:
+                self.execute(f"drop table {schema}.{table}__old")
         for name in history:
             self.append_history(building, schema, name, run_id)
         self.drop_schemas(building)
+        if moved:
+            self._remove_replaced_results(schema, run_id, [name for name in self.tables(schema) if name not in tables])
 
 
 class SparkTarget(WarehouseTarget):

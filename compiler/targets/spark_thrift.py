@@ -132,6 +132,9 @@ class SparkThrift(Spark):
         views = {r[1] for r in self.fetch(f"show views in {schema}")}
         return sorted(r[1] for r in self.fetch(f"show tables in {schema}") if r[1] not in views and not r[2])
 
+    def shares_files(self) -> bool:
+        return self.shared_dir is not None
+
     def staged(self, schema: str) -> Path | None:
         """Where the external tables of `schema` keep their files, when the server shares this
         machine's files; else None (the tables are the server's own)."""

@@ -16,7 +16,8 @@ The pipeline is the DuckDB one (duckdb.py) with another warehouse at the end:
    inputs and the rule tables where the seeds go (`<build schema>_rules`), the seeds left out;
 4. record the run in `runs` and swap the new results in. PostgreSQL renames the schemas in one
    transaction (atomic: readers see the old results or the new ones); Spark has no schema rename,
-   so each result table is copied next to the live one and renamed over it (a reader may find a
+   so each result table's folder is moved into the live database's (its rows copied where this
+   process cannot reach the files) and the table renamed over the live one (a reader may find a
    table missing for the instant between two renames; a failed build leaves everything as it was).
    The history (HISTORY_TABLES) is not copied: the build gets the latest run's rows, and the swap
    appends the run's rows to the live history table (docs/forecast.md).
