@@ -83,7 +83,7 @@ def _orphan_results_folder(engine: str) -> Path | None:
     try:
         schema = target_settings(engine)["schema"]
         warehouse.create_schema(schema)
-        database = warehouse.local_folder(f"database {schema}")
+        database = warehouse.local_folder("database", schema)
     finally:
         warehouse.close()
     assert database is not None
@@ -130,12 +130,12 @@ def test_run_example_same_as_duckdb(engine: str, duckdb_example: tuple, capsys: 
         if engine.startswith("spark"):
             # the swap moved the built tables' folders into the live database's folder (no rows
             # copied), and removed the folders of the tables it replaced
-            database = warehouse.local_folder(f"database {schema}")
-            read = {warehouse.local_folder(f"table {schema}.{name}") for name in warehouse.tables(schema)}
+            database = warehouse.local_folder("database", schema)
+            read = {warehouse.local_folder("table", f"{schema}.{name}") for name in warehouse.tables(schema)}
             moved = database / RESULT_FOLDERS
             assert {folder for run in moved.iterdir() for folder in run.iterdir()} <= read
             assert orphan is None or not orphan.parent.exists()
-            assert {warehouse.local_folder(f"table {schema}.{name}") for name in TABLES} == \
+            assert {warehouse.local_folder("table", f"{schema}.{name}") for name in TABLES} == \
                 {moved / last["run_id"] / name for name in TABLES}
     finally:
         warehouse.close()

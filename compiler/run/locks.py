@@ -95,7 +95,7 @@ class FileLock:
         if not same:
             os.close(fd)
             return False
-        self.previous_owner = os.pread(fd, 200, 0).decode(errors="replace").strip()
+        self.previous_owner = _owner_text(fd)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()}, started {utc_now()}\n".encode(), 0)
         os.fsync(fd)
@@ -132,10 +132,15 @@ def _written_owner(fd: int) -> str:
     machine) reads an empty file: it reads again for up to OWNER_SECONDS."""
     deadline = time.monotonic() + OWNER_SECONDS
     while True:
-        text = os.pread(fd, 200, 0).decode(errors="replace").strip()
+        text = _owner_text(fd)
         if text.endswith("Z") or time.monotonic() >= deadline:
             return text
         time.sleep(0.02)
+
+
+def _owner_text(fd: int) -> str:
+    """What the lock file `fd` says of its owner (`pid N, started T`; empty before it is written)."""
+    return os.pread(fd, 200, 0).decode(errors="replace").strip()
 
 
 def duckdb_lock(database: Path) -> FileLock:

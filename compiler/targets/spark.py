@@ -210,28 +210,28 @@ class Spark(Warehouse):
         """Whether this process reaches the files of the tables (the session's own warehouse)."""
         return True
 
-    def local_folder(self, what: str) -> Path | None:
-        """The local folder of `what` ("table s.t" / "database s": its `describe ... extended`
+    def local_folder(self, kind: str, name: str) -> Path | None:
+        """The local folder of the `kind` ("table" / "database") `name` (its `describe ... extended`
         Location), when it is one this process reaches; else None."""
         if not self.shares_files():
             return None
-        rows = self.fetch(f"describe {what.split()[0]} extended {what.split()[1]}")
+        rows = self.fetch(f"describe {kind} extended {name}")
         location = next((str(r[1]) for r in rows if str(r[0]).strip() == "Location"), "")
         url = urlparse(location)
         folder = Path(unquote(url.path)) if url.scheme == "file" else None
         return folder if folder is not None and folder.is_dir() else None
 
-    def _move_results(self, building: str, schema: str, run_id: str, tables: list[str]) -> dict[str, Path]:
-        """Each of `tables`' folder moved from `building` into <schema's folder>/RESULT_FOLDERS/<run id>/:
-        a rename on one file system, no rows read or written. Nothing is moved (an empty dict: the
-        swap copies the rows) unless every folder can be."""
-        into, built = self.local_folder(f"database {schema}"), self.local_folder(f"database {building}")
-        if into is None or built is None:
+    def _move_results(self, building: str, live: Path | None, run_id: str, tables: list[str]) -> dict[str, Path]:
+        """Each of `tables`' folder moved from `building` into <`live`, the live database's
+        folder>/RESULT_FOLDERS/<run id>/: a rename on one file system, no rows read or written.
+        Nothing is moved (an empty dict: the swap copies the rows) unless every folder can be."""
+        built = self.local_folder("database", building)
+        if live is None or built is None:
             return {}
         sources = {table: built / table.lower() for table in tables}  # a managed table's folder
         if not all(source.is_dir() for source in sources.values()):
             return {}
-        into = into / RESULT_FOLDERS / run_id
+        into = live / RESULT_FOLDERS / run_id
         if into.exists():
             return {}
         moved: dict[str, Path] = {}
@@ -247,15 +247,12 @@ class Spark(Warehouse):
             return {}
         return {table: into / table for table in tables}
 
-    def _remove_replaced_results(self, schema: str, run_id: str, kept: list[str]) -> None:
+    def _remove_replaced_results(self, schema: str, live: Path, run_id: str, kept: list[str]) -> None:
         """The folders of RESULT_FOLDERS no live table reads any more: those of the tables this
         swap replaced, and those a run interrupted in its swap left (the lock is held). `kept`: the
         live tables the swap did not replace (a history table a first run moved is one)."""
-        into = self.local_folder(f"database {schema}")
-        if into is None or not (into / RESULT_FOLDERS).is_dir():
-            return
-        read = {self.local_folder(f"table {schema}.{table}") for table in kept}
-        for run in (into / RESULT_FOLDERS).iterdir():
+        read = {self.local_folder("table", f"{schema}.{table}") for table in kept}
+        for run in (live / RESULT_FOLDERS).iterdir():
             if run.name == run_id:
                 continue
             for folder in run.iterdir():
@@ -273,7 +270,8 @@ class Spark(Warehouse):
         built = self.tables(building)
         history = self.appended_history(live, built)
         tables = [name for name in built if name not in history]
-        moved = self._move_results(building, schema, run_id, tables)
+        folder = self.local_folder("database", schema)
+        moved = self._move_results(building, folder, run_id, tables)
         for table in tables:  # a statement costs a metastore round trip: none for tables that are not there
             if f"{table}__new" in live:  # left by a run interrupted in its swap
                 self.execute(f"drop table {schema}.{table}__new")
@@ -293,8 +291,8 @@ class Spark(Warehouse):
         for name in history:
             self.append_history(building, schema, name, run_id)
         self.drop_schemas(building)
-        if moved:
-            self._remove_replaced_results(schema, run_id, [name for name in self.tables(schema) if name not in tables])
+        if moved and folder is not None:
+            self._remove_replaced_results(schema, folder, run_id, [name for name in self.tables(schema) if name not in tables])
 
 
 class SparkTarget(WarehouseTarget):
